@@ -1,0 +1,55 @@
+// Lint rules, including the layer boundaries (see ARCHITECTURE.md):
+// - electron/engine is plain Node: it never imports electron, the DOM-side code, the CLI or the Electron glue.
+// - electron/cli is a host of the engine: it may import the engine, never electron or the renderer.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+
+const hostDirs = ['**/main/**', '**/preload/**', '**/renderer/**'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'build/**', 'node_modules/**', 'native/build/**', '.device/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  {
+    files: ['electron/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'electron', message: 'The engine runs in any host: it never imports electron.' },
+            { name: 'vue', message: 'The engine never imports renderer code.' },
+            { name: 'pinia', message: 'The engine never imports renderer code.' },
+          ],
+          patterns: [
+            { group: hostDirs, message: 'The engine never imports its hosts (main, preload, renderer).' },
+            { group: ['**/cli/**', '../cli/*', '../../cli/*'], message: 'The engine never imports the CLI.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'The CLI is a plain Node host: it never imports electron.' }],
+          patterns: [{ group: hostDirs, message: 'The CLI imports the engine only.' }],
+        },
+      ],
+    },
+  },
+  prettier,
+);
