@@ -1,0 +1,138 @@
+// The one block reader behind every file source (WAV, RF64, SigMF, raw IQ): fixed-size frames at a byte
+// offset of a file, read block by block with positional reads. Memory is one block whatever the file size,
+// and nothing is read before the consumer pulls the next block.
+
+import type { FileHandle } from 'node:fs/promises';
+import { InvalidArgumentError, throwIfAborted } from '../errors.js';
+import type { ReadOptions, SampleSource, SourceInfo } from '../sources/source.js';
+import type { RawSamples, SampleBlock, StreamFormat } from '../types.js';
+import {
+  HOST_LITTLE_ENDIAN,
+  bytesPerValue,
+  decodeValues,
+  needsSwap,
+  quantization,
+  swapBytes,
+  type Quantization,
+  type SampleEncoding,
+  type U8Convention,
+} from './encoding.js';
+import { readExactly } from './file.js';
+import { resolveRange } from './range.js';
+
+/** The largest block a single read may allocate; larger requests are refused rather than crashing. */
+const MAX_BLOCK_BYTES = 2 ** 31 - 1;
+
+export interface FileLayout {
+  /** The file holding the samples (named in errors). */
+  readonly path: string;
+  readonly handle: FileHandle;
+  /** Byte offset of frame 0. */
+  readonly dataOffset: number;
+  /** Whole frames present in the file. */
+  readonly frames: number;
+  /** Encoding of one stored value. */
+  readonly stored: SampleEncoding;
+  readonly u8: U8Convention;
+  /** Stored values per frame (channels × 2 for complex). */
+  readonly valuesPerFrame: number;
+  readonly info: SourceInfo;
+}
+
+export class FileSampleSource implements SampleSource {
+  readonly info: SourceInfo;
+  readonly #layout: FileLayout;
+  readonly #format: StreamFormat;
+  readonly #q: Quantization;
+  readonly #frameBytes: number;
+  #closed: Promise<void> | undefined;
+
+  constructor(layout: FileLayout) {
+    this.#layout = layout;
+    this.info = layout.info;
+    const { sampleRate, complex, channels, centerFrequency } = layout.info;
+    this.#format = Object.freeze(
+      centerFrequency === undefined
+        ? { sampleRate, complex, channels }
+        : { sampleRate, complex, channels, centerFrequency },
+    );
+    this.#q = quantization(layout.stored, layout.u8);
+    this.#frameBytes = layout.valuesPerFrame * bytesPerValue(layout.stored);
+  }
+
+  /** True when ReadOptions.raw yields RawSamples for this encoding. */
+  get rawCapable(): boolean {
+    const e = this.#layout.stored;
+    return (
+      e.kind !== 'f' &&
+      (e.bits === 8 || (e.bits === 16 && e.kind === 'i' && e.littleEndian && HOST_LITTLE_ENDIAN))
+    );
+  }
+
+  blocks(options: ReadOptions = {}): AsyncIterable<SampleBlock> {
+    // Validate now so a bad argument fails at the call, not at the first pull.
+    const range = resolveRange(options, this.#layout.frames);
+    if (
+      range.end > range.start &&
+      Math.min(range.blockFrames, range.end - range.start) * this.#frameBytes > MAX_BLOCK_BYTES
+    ) {
+      throw new InvalidArgumentError(
+        `blockFrames ${range.blockFrames} makes blocks over 2 GiB for this file; use a smaller blockFrames`,
+      );
+    }
+    return this.#read(range, options.raw === true && this.rawCapable, options.signal);
+  }
+
+  async *#read(
+    range: { blockFrames: number; start: number; end: number },
+    raw: boolean,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<SampleBlock> {
+    const { handle, path, dataOffset, stored, valuesPerFrame } = this.#layout;
+    const frameBytes = this.#frameBytes;
+    const q = this.#q;
+    // Float32 data and raw integers are handed out as views of a fresh buffer; other encodings decode
+    // from one reused read buffer into a fresh Float32Array.
+    const zeroCopy = raw || (stored.kind === 'f' && stored.bits === 32);
+    let scratch: Uint8Array | undefined;
+    let pos = range.start;
+    while (pos < range.end) {
+      throwIfAborted(signal);
+      const frames = Math.min(range.blockFrames, range.end - pos);
+      const nbytes = frames * frameBytes;
+      const count = frames * valuesPerFrame;
+      let bytes: Uint8Array;
+      if (zeroCopy) bytes = new Uint8Array(nbytes);
+      else {
+        if (scratch === undefined || scratch.length < nbytes) scratch = new Uint8Array(nbytes);
+        bytes = scratch;
+      }
+      await readExactly(handle, path, bytes, nbytes, dataOffset + pos * frameBytes);
+      throwIfAborted(signal);
+      let data: Float32Array | RawSamples;
+      if (raw) {
+        const arr =
+          stored.bits === 16
+            ? new Int16Array(bytes.buffer, 0, count)
+            : stored.kind === 'i'
+              ? new Int8Array(bytes.buffer, 0, count)
+              : bytes;
+        data = { data: arr, offset: q.offset, scale: q.scale };
+      } else if (zeroCopy) {
+        if (needsSwap(stored)) swapBytes(bytes, 4, nbytes);
+        data = new Float32Array(bytes.buffer, 0, count);
+      } else {
+        const out = new Float32Array(count);
+        decodeValues(bytes, count, stored, q, out);
+        data = out;
+      }
+      yield { format: this.#format, start: pos, frames, data };
+      pos += frames;
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#layout.handle.close().catch(() => undefined);
+    return this.#closed;
+  }
+}

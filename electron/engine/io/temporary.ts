@@ -1,0 +1,93 @@
+// Temporary files for atomic writes: created beside the target, renamed into place on success, removed on
+// failure, cancel or exit. A partial file never stands under its final name.
+
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { PhasorError, ioError } from '../errors.js';
+
+/** Temporaries not yet renamed or removed, for removePendingTemporaries(). */
+const pending = new Set<string>();
+
+/**
+ * Removes every temporary file a writer of this process still holds (synchronous, so hosts can call it
+ * from an 'exit' handler or on SIGINT/SIGTERM). Writers left open become unusable.
+ */
+export function removePendingTemporaries(): void {
+  for (const p of pending) {
+    try {
+      rmSync(p, { force: true });
+    } catch {
+      // Best effort at exit.
+    }
+  }
+  pending.clear();
+}
+
+/** Paths of the temporaries still pending (for tests and diagnostics). */
+export function pendingTemporaries(): string[] {
+  return [...pending];
+}
+
+export class TemporaryFile {
+  readonly target: string;
+  readonly path: string;
+  readonly handle: FileHandle;
+
+  private constructor(target: string, path: string, handle: FileHandle) {
+    this.target = target;
+    this.path = path;
+    this.handle = handle;
+  }
+
+  static async create(target: string): Promise<TemporaryFile> {
+    const path = join(dirname(target), `.${basename(target)}.phasor-${randomBytes(6).toString('hex')}.tmp`);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'wx');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        throw new PhasorError('io', `cannot write here: the folder ${dirname(target)} does not exist`, {
+          file: target,
+          cause: err,
+        });
+      }
+      throw ioError(target, err);
+    }
+    pending.add(path);
+    return new TemporaryFile(target, path, handle);
+  }
+
+  get pending(): boolean {
+    return pending.has(this.path);
+  }
+
+  /** Flushes and closes the handle (the file stays a temporary). */
+  async close(sync: boolean): Promise<void> {
+    try {
+      if (sync) await this.handle.sync();
+      await this.handle.close();
+    } catch (err) {
+      throw ioError(this.target, err);
+    }
+  }
+
+  /** Renames the (closed) temporary to its target. */
+  async publish(): Promise<void> {
+    try {
+      await rename(this.path, this.target);
+    } catch (err) {
+      throw ioError(this.target, err);
+    }
+    pending.delete(this.path);
+  }
+
+  /** Closes (if open) and deletes the temporary; never throws. */
+  async discard(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await rm(this.path, { force: true }).catch(() => undefined);
+    pending.delete(this.path);
+  }
+}
