@@ -5,13 +5,43 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import pluginVue from 'eslint-plugin-vue';
 
 const hostDirs = ['**/main/**', '**/preload/**', '**/renderer/**'];
 
+// The renderer is browser code: it talks to the engine only through the protocol.
+const rendererRestrictions = {
+  paths: [
+    { name: 'electron', message: 'The renderer never touches Electron: use the bridge (window.phasor).' },
+  ],
+  patterns: [
+    { group: ['node:*'], message: 'The renderer never touches Node.' },
+    {
+      regex: String.raw`electron/(?!engine/protocol/|engine/output/colormaps)`,
+      message: 'The renderer imports only electron/engine/protocol and the colormaps from the engine.',
+    },
+  ],
+};
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'build/**', 'node_modules/**', 'native/build/**', '.device/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'out/**',
+      'build/**',
+      'node_modules/**',
+      'native/build/**',
+      '.device/**',
+      'release/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  ...pluginVue.configs['flat/recommended'],
+  {
+    files: ['**/*.vue'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.vue'] } },
+  },
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
@@ -50,6 +80,25 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['electron/engine/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'The protocol is shared with the browser: no Node imports.' },
+            { group: ['../*'], message: 'The protocol stands alone (the renderer imports it).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['renderer/**/*.ts', 'renderer/**/*.vue'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-imports': ['error', rendererRestrictions] },
   },
   prettier,
 );

@@ -1,0 +1,3 @@
+export * from './messages.js';
+export * from './rows-codec.js';
+export type { PhasorBridge } from './bridge.js';
