@@ -1,0 +1,131 @@
+// Where a CPU job runs: small jobs on the calling thread (no copies, no messages), large ones on the
+// worker pool. The split is a cost estimate (≈ floating-point operations) against INLINE_COST_LIMIT.
+
+import { InvalidArgumentError } from '../../errors.js';
+import type { ArrayInput, Backend, DeviceArray, ProcessorInput } from '../backend.js';
+import { isRawSamples, toFloat32 } from '../../types.js';
+import { runTasks, type Job } from './kernels.js';
+import type { WorkerPool } from './pool.js';
+
+/**
+ * Jobs cheaper than this (in flop-like units, see fftCost) run on the calling thread. Measured with
+ * `npx tsx bench/fft/cpu-backend.ts threshold` on the 2-core development machine: a round trip through the
+ * pool (copy into shared memory, wake the workers, copy back) costs 0.2–0.4 ms, and 10^6 units take
+ * ≈ 0.25 ms inline. With the work split over 2 workers the pool wins once the inline time exceeds about
+ * twice its overhead, ≈ 2.5·10^6 units (≈ 0.6 ms); the same limit bounds how long a job blocks the event loop.
+ */
+export const INLINE_COST_LIMIT = 2.5e6;
+
+/** Approximate cost of one complex FFT of size n, in the units of INLINE_COST_LIMIT. */
+export function fftCost(n: number): number {
+  const lg = Math.log2(Math.max(2, n));
+  // Sizes with a large prime factor go through Bluestein: three transforms of ≥ 2n.
+  return 5 * n * lg * (isSmooth(n) ? 1 : 8);
+}
+
+function isSmooth(n: number): boolean {
+  let m = n;
+  for (const p of [2, 3, 5, 7]) while (m % p === 0) m /= p;
+  return m < 128;
+}
+
+export class Executor {
+  constructor(
+    readonly backend: Backend,
+    readonly pool: WorkerPool | null,
+    readonly inlineLimit = INLINE_COST_LIMIT,
+  ) {}
+
+  /** True when a job of this cost should run on the workers. */
+  shared(cost: number): boolean {
+    return this.pool !== null && cost >= this.inlineLimit;
+  }
+
+  f32(length: number, shared: boolean): Float32Array {
+    return shared ? new Float32Array(new SharedArrayBuffer(4 * length)) : new Float32Array(length);
+  }
+
+  f64(length: number, shared: boolean): Float64Array {
+    return shared ? new Float64Array(new SharedArrayBuffer(8 * length)) : new Float64Array(length);
+  }
+
+  /** A copy of `src` in shared memory (the pool's "one copy in"). */
+  sharedCopy(src: Float32Array): Float32Array {
+    const dst = this.f32(src.length, true);
+    dst.set(src);
+    return dst;
+  }
+
+  /** Runs the job: inline when `shared` is false (synchronously, before this returns), else on the pool. */
+  async run(job: Job, tasks: number, shared: boolean): Promise<void> {
+    if (!shared || this.pool === null) {
+      runTasks(job, 0, tasks);
+      return;
+    }
+    await this.pool.run(job, tasks);
+  }
+
+  /** The host array behind an ArrayInput (a Float32Array, or a DeviceArray of this backend). */
+  hostArray(input: ArrayInput, what: string): Float32Array {
+    if (input instanceof Float32Array) return input;
+    if (input instanceof CpuDeviceArray) {
+      if (input.owner !== this.backend) {
+        throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend instance`);
+      }
+      return input.data;
+    }
+    if (typeof input === 'object' && input !== null && 'owner' in input) {
+      const owner = (input as DeviceArray).owner;
+      throw new InvalidArgumentError(
+        `${what}: the DeviceArray belongs to the ${owner?.name ?? 'another'} backend, not this cpu backend; download() it first`,
+      );
+    }
+    throw new InvalidArgumentError(`${what} must be a Float32Array or a DeviceArray from upload()`);
+  }
+
+  /** Decodes a processor input to float32: floats as they are, DeviceArrays, raw integers via (x − offset)·scale. */
+  samples(input: ProcessorInput, what: string): Float32Array {
+    if (isRawSamples(input)) {
+      if (!Number.isFinite(input.offset) || !Number.isFinite(input.scale)) {
+        throw new InvalidArgumentError(`${what}: raw samples need a finite offset and scale`);
+      }
+      return toFloat32(input);
+    }
+    return this.hostArray(input, what);
+  }
+}
+
+/** Host-resident data of the CPU backend (upload() copies, so later changes to the source do not leak in). */
+export class CpuDeviceArray implements DeviceArray {
+  private values: Float32Array | null;
+
+  constructor(
+    readonly owner: Backend,
+    values: Float32Array,
+  ) {
+    this.values = values;
+  }
+
+  get length(): number {
+    return this.values?.length ?? 0;
+  }
+
+  get data(): Float32Array {
+    if (this.values === null) throw new InvalidArgumentError('the DeviceArray was freed and cannot be used');
+    return this.values;
+  }
+
+  async download(out?: Float32Array): Promise<Float32Array> {
+    const data = this.data;
+    if (out === undefined) return data.slice();
+    if (!(out instanceof Float32Array) || out.length !== data.length) {
+      throw new InvalidArgumentError(`download: out must be a Float32Array of length ${data.length}`);
+    }
+    out.set(data);
+    return out;
+  }
+
+  free(): void {
+    this.values = null;
+  }
+}

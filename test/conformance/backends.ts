@@ -1,0 +1,26 @@
+// The backends the conformance suite checks. A backend joins by adding one entry here; every test in
+// conformance.test.ts then runs against it. An entry that cannot run here (no GPU) returns
+// { unavailable: reason } from open(): its tests are skipped with that reason, and because `gpu` is set
+// their names carry [needs-gpu], the only skip CI accepts.
+import type { Backend } from '../../electron/engine/backends/backend.js';
+import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+
+export interface BackendEntry {
+  name: string;
+  /** Relative L2 error allowed against the float64 references (1e-6 for FP32 backends). */
+  tolerance: number;
+  open(): Promise<Backend | { unavailable: string }>;
+  /** Needs a GPU (tests carry [needs-gpu]); default: every backend whose name does not start with "cpu". */
+  gpu?: boolean;
+}
+
+export const backends: BackendEntry[] = [
+  // Default configuration: small jobs on the calling thread, large ones on the worker pool.
+  { name: 'cpu', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2 }) },
+  // Every job through the worker pool (shared memory, workers' own plans), so both paths are checked.
+  { name: 'cpu-workers', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2, inlineCostLimit: 0 }) },
+];
+
+export function needsGpu(entry: BackendEntry): boolean {
+  return entry.gpu ?? !entry.name.startsWith('cpu');
+}
