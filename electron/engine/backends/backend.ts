@@ -86,7 +86,8 @@ export interface SpectrogramConfig {
   fft: number;
   /** Samples between frame starts, ≥ 1 (fft × (1 − overlap)). */
   hop: number;
-  /** Window of length fft (see dsp/windows). Levels are normalized by its sum (AES17 dBFS). */
+  /** Window of length fft (see dsp/windows). Levels are |X[k]|²/(Σw)², with the amplitude doubled (×4 in
+   * power) for a real input's bins other than DC and Nyquist, so a full-scale sine reads 0 dBFS. */
   window: Float32Array;
   /** Input is interleaved complex (one channel). Real input gives floor(fft/2)+1 bins from DC up; complex
    * input gives fft bins in ascending frequency from −fs/2 (numpy.fft.fftshift order). */

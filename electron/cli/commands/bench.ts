@@ -1,0 +1,114 @@
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { Backend } from '../../engine/backends/backend.js';
+import { backendNames, getProvider, listBackends } from '../../engine/backends/registry.js';
+import { BackendUnavailableError, InvalidArgumentError, ioError } from '../../engine/errors.js';
+import { benchOps, machineInfo, runBench, type BenchOp, type BenchRow } from '../../engine/pipeline/bench.js';
+import { parseIntOption, table } from '../util.js';
+
+interface BenchCli {
+  backend: string;
+  op: string;
+  sizes?: string;
+  samples: number;
+  repeats: number;
+  json?: string;
+}
+
+export function registerBench(program: Command): void {
+  program
+    .command('bench')
+    .description(
+      'time every available backend on the same inputs: medians, throughput, error vs float64, ratio to CPU',
+    )
+    .option('--backend <list>', `comma-separated backends or "all" (${backendNames.join(', ')})`, 'all')
+    .option('--op <list>', `operations: ${benchOps.join(',')}`, benchOps.join(','))
+    .option(
+      '--sizes <list>',
+      'comma-separated sizes (transform lengths; taps for fir; template length for correlate)',
+    )
+    .option(
+      '--samples <n>',
+      'input samples per timed call',
+      (v) => parseIntOption(v, '--samples', 1024),
+      1 << 20,
+    )
+    .option(
+      '--repeats <n>',
+      'timed repetitions per row (median reported)',
+      (v) => parseIntOption(v, '--repeats', 1),
+      5,
+    )
+    .option('--json <file>', 'also write the rows and the machine as JSON to this file')
+    .action(async (opts: BenchCli) => {
+      const ops = opts.op.split(',').map((s) => s.trim());
+      for (const op of ops) {
+        if (!(benchOps as readonly string[]).includes(op)) {
+          throw new InvalidArgumentError(`unknown --op "${op}"; choose from ${benchOps.join(', ')}`);
+        }
+      }
+      const sizes = opts.sizes?.split(',').map((s) => parseIntOption(s.trim(), '--sizes', 1));
+      const all = await listBackends();
+      const wanted =
+        opts.backend === 'all' ? all.map((b) => b.name) : opts.backend.split(',').map((s) => s.trim());
+      const backends: Backend[] = [];
+      const skipped: string[] = [];
+      // CPU first: its rows are the reference for the ratios.
+      wanted.sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
+      for (const name of wanted) {
+        const provider = getProvider(name);
+        const a = all.find((x) => x.name === provider.name);
+        if (!a?.available) {
+          const reason = a && !a.available ? a.reason : 'unknown';
+          if (opts.backend !== 'all') throw new BackendUnavailableError(name, reason);
+          skipped.push(`${name}: ${reason}`);
+          continue;
+        }
+        backends.push(await provider.create());
+      }
+      const machine = machineInfo();
+      process.stderr.write(
+        `phasor bench on ${machine.cpu} (${machine.threads} threads), node ${machine.node}\n`,
+      );
+      for (const b of backends) process.stderr.write(`  ${b.name}: ${b.device}\n`);
+      for (const s of skipped) process.stderr.write(`  ${s} (not benchmarked)\n`);
+      let rows: BenchRow[];
+      try {
+        rows = await runBench(backends, {
+          ops: ops as BenchOp[],
+          ...(sizes ? { sizes } : {}),
+          samples: opts.samples,
+          repeats: opts.repeats,
+          onRow: (r) =>
+            process.stderr.write(
+              `  ${r.backend} ${r.op} ${r.size}: ${(r.samplesPerSecond / 1e6).toFixed(1)} Msamples/s\n`,
+            ),
+        });
+      } finally {
+        for (const b of backends) await b.dispose();
+      }
+      process.stdout.write(
+        table(
+          ['backend', 'op', 'size', 'batch', 'median ms', 'Msamples/s', 'GFLOP/s', 'rel err', '× cpu'],
+          rows.map((r) => [
+            r.backend,
+            r.op,
+            r.size,
+            r.batch,
+            r.medianMs.toFixed(3),
+            (r.samplesPerSecond / 1e6).toFixed(1),
+            r.gflops !== undefined ? r.gflops.toFixed(2) : '-',
+            r.relError.toExponential(1),
+            r.vsCpu !== undefined ? r.vsCpu.toFixed(2) : '-',
+          ]),
+        ),
+      );
+      if (opts.json) {
+        try {
+          await writeFile(opts.json, JSON.stringify({ machine, backends: all, rows }, null, 2) + '\n');
+        } catch (e) {
+          throw ioError(opts.json, e);
+        }
+      }
+    });
+}

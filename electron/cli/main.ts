@@ -1,0 +1,86 @@
+// The `phasor` command line: every file operation of the engine, scriptable.
+// Exit status 0 on success; 2 for a usage error; 1 for anything else; 130 when cancelled (Ctrl-C).
+// Errors print one line `phasor: <file>: <what is wrong>`; a stack trace only with --debug.
+
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { formatError, PhasorError } from '../engine/errors.js';
+import { removePendingTemporaries } from '../engine/io/index.js';
+import { registerBench } from './commands/bench.js';
+import { registerCorrelate } from './commands/correlate.js';
+import { registerFilter } from './commands/filter.js';
+import { registerInfo } from './commands/info.js';
+import { registerPeaks } from './commands/peaks.js';
+import { registerSpectrogram } from './commands/spectrogram.js';
+import { interrupt } from './util.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+function cleanup(): void {
+  removePendingTemporaries();
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof PhasorError) {
+    if (err.code === 'cancelled') return 130;
+    if (err.code === 'invalid-argument' || err.code === 'backend-unavailable') return 2;
+  }
+  return 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const debug = argv.includes('--debug');
+  const program = new Command('phasor')
+    .description(
+      'Phasor: GPU signal workbench — spectra, filtering and correlation of audio and radio recordings',
+    )
+    .version(pkg.version)
+    .option('--debug', 'show stack traces for errors')
+    .showHelpAfterError('(run phasor --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      outputError: (str, write) => write(`phasor: ${str.replace(/^error: /, '')}`),
+    });
+  registerInfo(program);
+  registerPeaks(program);
+  registerSpectrogram(program);
+  registerFilter(program);
+  registerCorrelate(program);
+  registerBench(program);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
+
+  process.once('exit', cleanup);
+  const onSignal = () => {
+    if (interrupt.signal.aborted) {
+      cleanup();
+      process.exit(130);
+    }
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already printed its message (usage errors) or the help/version text.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    process.stderr.write(formatError(err) + '\n');
+    if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    else if (!(err instanceof PhasorError)) {
+      process.stderr.write('phasor: (an internal error; run with --debug for details and report it)\n');
+    }
+    return exitCodeFor(err);
+  }
+}
+
+const code = await main(process.argv.slice(2));
+cleanup();
+process.exitCode = code;
+// Everything is disposed by now; should anything still hold the event loop, do not hang the shell.
+setTimeout(() => process.exit(code), 2000).unref();

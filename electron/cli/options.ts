@@ -1,0 +1,21 @@
+import { Option, type Command } from 'commander';
+import { backendNames } from '../engine/backends/registry.js';
+import { parseHz } from './util.js';
+
+/** --format/--rate/--center/--iq for raw and I/Q files, --backend, --json. */
+export function addFileOptions(cmd: Command, what: { backend?: boolean } = {}): Command {
+  cmd
+    .option('--format <encoding>', 'raw IQ encoding: cu8 (rtl_sdr), cs8, cs16, cf32')
+    .option('--rate <hz>', 'sample rate of a raw file (Hz; 48k, 2.4M…)', (v) => parseHz(v, '--rate'))
+    .option('--center <hz>', 'centre frequency of I/Q samples (Hz)', (v) => parseHz(v, '--center'))
+    .option('--iq', 'read a two-channel WAV as one complex I/Q channel')
+    .option('--json', 'print machine-readable JSON on stdout (and nothing else there)');
+  if (what.backend !== false) {
+    cmd.addOption(
+      new Option('--backend <name>', 'compute backend: auto picks the best available')
+        .choices(['auto', ...backendNames])
+        .default('auto'),
+    );
+  }
+  return cmd;
+}

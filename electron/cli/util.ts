@@ -1,0 +1,142 @@
+// Shared pieces of the CLI: option parsing, output helpers, the progress bar, cancellation.
+
+import { InvalidArgumentError, type PhasorWarning } from '../engine/errors.js';
+import { openSource } from '../engine/io/index.js';
+import type { SampleSource } from '../engine/sources/source.js';
+import { openBackend } from '../engine/backends/registry.js';
+import type { Backend } from '../engine/backends/backend.js';
+
+/** Options every file command accepts. */
+export interface FileOptions {
+  format?: string;
+  rate?: number;
+  center?: number;
+  iq?: boolean;
+  backend: string;
+  json?: boolean;
+}
+
+const SI: Record<string, number> = { k: 1e3, K: 1e3, M: 1e6, G: 1e9 };
+
+/** A frequency or rate: plain number or with an SI suffix (48k, 2.4M, 100.1MHz). */
+export function parseHz(text: string, name: string): number {
+  const m = /^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKMG])?\s*(?:Hz)?\s*$/.exec(text);
+  if (!m) throw new InvalidArgumentError(`${name} must be a number in Hz (e.g. 48000, 2.4M), got "${text}"`);
+  return Number(m[1]) * (m[2] ? SI[m[2]] : 1);
+}
+
+export function parseIntOption(text: string, name: string, min: number): number {
+  const v = Number(text);
+  if (!Number.isInteger(v) || v < min)
+    throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${text}"`);
+  return v;
+}
+
+export function parseNumber(text: string, name: string): number {
+  const v = Number(text);
+  if (text.trim() === '' || !Number.isFinite(v))
+    throw new InvalidArgumentError(`${name} must be a number, got "${text}"`);
+  return v;
+}
+
+/** "F1:F2" → [F1, F2] (each with optional SI suffix). */
+export function parsePair(text: string, name: string): [number, number] {
+  const parts = text.split(':');
+  if (parts.length !== 2)
+    throw new InvalidArgumentError(`${name} takes two values as LOW:HIGH, got "${text}"`);
+  return [parseHz(parts[0], name), parseHz(parts[1], name)];
+}
+
+export function warn(w: PhasorWarning): void {
+  process.stderr.write(`phasor: warning: ${w.file ? `${w.file}: ` : ''}${w.message}\n`);
+}
+
+export async function openInput(path: string, opts: FileOptions): Promise<SampleSource> {
+  if (opts.rate !== undefined && !(opts.rate > 0)) {
+    throw new InvalidArgumentError(`--rate must be a positive number of Hz, got ${opts.rate}`);
+  }
+  return openSource(path, {
+    ...(opts.format !== undefined ? { format: opts.format } : {}),
+    ...(opts.rate !== undefined ? { rate: opts.rate } : {}),
+    ...(opts.center !== undefined ? { center: opts.center } : {}),
+    ...(opts.iq ? { iq: true } : {}),
+    onWarning: warn,
+  });
+}
+
+export function getBackend(opts: FileOptions): Promise<Backend> {
+  return openBackend(opts.backend, { onWarning: warn });
+}
+
+/** Writes JSON to stdout (the only thing --json prints there). */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Aborted by Ctrl-C; a second Ctrl-C exits at once (temporary files are removed on exit). */
+export const interrupt = new AbortController();
+
+/** A progress bar on stderr, drawn only when stderr is a terminal. */
+export class Progress {
+  private readonly enabled = !!process.stderr.isTTY;
+  private readonly started = performance.now();
+  private last = 0;
+
+  constructor(
+    private readonly label: string,
+    private readonly bytesPerFrame = 0,
+  ) {}
+
+  update(done: number, total: number | undefined): void {
+    if (!this.enabled) return;
+    const now = performance.now();
+    if (now - this.last < 100 && done !== total) return;
+    this.last = now;
+    const secs = (now - this.started) / 1000;
+    const rate = secs > 0 ? done / secs : 0;
+    const width = 30;
+    let line = `${this.label} `;
+    if (total && total > 0) {
+      const frac = Math.min(1, done / total);
+      const filled = Math.round(frac * width);
+      const eta = rate > 0 ? (total - done) / rate : 0;
+      line += `[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}%`;
+      line += `  ${formatRate(rate, this.bytesPerFrame)}  ETA ${formatSeconds(eta)}`;
+    } else {
+      line += `${done} frames  ${formatRate(rate, this.bytesPerFrame)}`;
+    }
+    process.stderr.write(`\r${line}\x1b[K`);
+  }
+
+  done(): void {
+    if (this.enabled) process.stderr.write('\r\x1b[K');
+  }
+}
+
+function formatRate(framesPerSecond: number, bytesPerFrame: number): string {
+  if (bytesPerFrame > 0) return `${((framesPerSecond * bytesPerFrame) / 1e6).toFixed(1)} MB/s`;
+  return `${(framesPerSecond / 1e6).toFixed(2)} Msamples/s`;
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '?';
+  if (s < 60) return `${s.toFixed(0)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+/** Pads columns of a small table for people. */
+export function table(header: string[], rows: Array<Array<string | number>>): string {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
+  return (
+    cells
+      .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
+      .join('\n') + '\n'
+  );
+}
+
+/** "key   value" lines for people. */
+export function keyValues(rows: Array<[string, string]>): string {
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n';
+}

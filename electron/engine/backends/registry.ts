@@ -1,0 +1,97 @@
+// Which backends exist, which are usable here, and how a host gets one.
+// Adding a backend means adding a provider to `providers` (best first); callers never change.
+
+import * as osModule from 'node:os';
+import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } from '../errors.js';
+import type { Backend, BackendName } from './backend.js';
+import { FailoverBackend } from './failover.js';
+import { createCpuBackend } from './cpu/index.js';
+
+export type Availability =
+  | { available: true; device: string; details?: Record<string, string | number> }
+  | { available: false; reason: string };
+
+export interface BackendProvider {
+  readonly name: BackendName;
+  /** Cheap check whether the backend can run here; never throws. */
+  probe(): Promise<Availability>;
+  create(): Promise<Backend>;
+}
+
+const notBuilt = (name: BackendName, why: string): BackendProvider => ({
+  name,
+  probe: async () => ({ available: false, reason: why }),
+  create: async () => {
+    throw new BackendUnavailableError(name, why);
+  },
+});
+
+/** Every backend Phasor knows, best first: the order `auto` tries them in. */
+export const providers: readonly BackendProvider[] = [
+  notBuilt('cuda', 'the CUDA backend is not part of this build yet'),
+  notBuilt('webgpu', 'the WebGPU backend is not part of this build yet'),
+  {
+    name: 'cpu',
+    probe: async () => ({ available: true, device: cpuDeviceName() }),
+    create: () => createCpuBackend(),
+  },
+];
+
+export const backendNames: readonly BackendName[] = providers.map((p) => p.name);
+
+function cpuDeviceName(): string {
+  return `CPU (${availableThreads()} threads)`;
+}
+
+function availableThreads(): number {
+  // os.availableParallelism exists from Node 18.14.
+  return typeof osModule.availableParallelism === 'function'
+    ? osModule.availableParallelism()
+    : osModule.cpus().length;
+}
+
+export function getProvider(name: string): BackendProvider {
+  const p = providers.find((x) => x.name === name);
+  if (!p) {
+    throw new InvalidArgumentError(
+      `unknown backend "${name}"; choose one of: auto, ${backendNames.join(', ')}`,
+    );
+  }
+  return p;
+}
+
+/** Every backend with its availability, in priority order (for `phasor bench` and the benchmark view). */
+export async function listBackends(): Promise<Array<{ name: BackendName } & Availability>> {
+  return Promise.all(providers.map(async (p) => ({ name: p.name, ...(await p.probe()) })));
+}
+
+export interface OpenBackendOptions {
+  /** Told when a backend fails and its work moves to the next one. */
+  onWarning?: WarningHandler;
+}
+
+/**
+ * Opens a backend for a host. 'auto' picks the best available one; a name asks for that backend and is an
+ * error (saying why) when it is unavailable. Either way the result hands a block to the next available
+ * backend (the CPU last) when the chosen one fails while running, so no block is lost.
+ */
+export async function openBackend(
+  choice: 'auto' | BackendName | string = 'auto',
+  options: OpenBackendOptions = {},
+): Promise<Backend> {
+  const order: BackendProvider[] = [];
+  if (choice === 'auto') {
+    order.push(...providers);
+  } else {
+    const asked = getProvider(choice);
+    const a = await asked.probe();
+    if (!a.available) throw new BackendUnavailableError(asked.name, a.reason);
+    order.push(asked, ...providers.filter((p) => p !== asked && p.name === 'cpu'));
+  }
+  const chain: BackendProvider[] = [];
+  for (const p of order) {
+    if ((await p.probe()).available) chain.push(p);
+  }
+  if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
+  return FailoverBackend.open(chain, options.onWarning);
+}

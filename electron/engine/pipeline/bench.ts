@@ -1,0 +1,314 @@
+// Benchmarks of the backend operations on identical inputs: medians side by side, in one run.
+// Every row also reports its relative error against a float64 computation of (a part of) the same output.
+
+import * as os from 'node:os';
+import type { Backend, BackendName } from '../backends/backend.js';
+import { getFftPlan } from '../fft/plan.js';
+import { getWindow } from '../dsp/index.js';
+import { InvalidArgumentError } from '../errors.js';
+
+export const benchOps = ['fft', 'rfft', 'spectrogram', 'fir', 'correlate'] as const;
+export type BenchOp = (typeof benchOps)[number];
+
+export const defaultSizes: Record<BenchOp, number[]> = {
+  fft: [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 1000, 48000],
+  rfft: [64, 256, 1024, 4096, 16384, 65536, 48000],
+  spectrogram: [4096],
+  fir: [31, 255, 1023, 4095],
+  correlate: [4096],
+};
+
+export interface BenchRow {
+  backend: string;
+  op: BenchOp;
+  /** Transform length (fft, rfft, spectrogram), taps (fir), template length (correlate). */
+  size: number;
+  /** Transforms per call (fft, rfft), frames (spectrogram); 1 for streams. */
+  batch: number;
+  /** Input samples per timed call. */
+  samples: number;
+  medianMs: number;
+  samplesPerSecond: number;
+  /** 5·N·log2(N) per complex transform (2.5·N·log2 N per real one); absent for stream ops. */
+  gflops?: number;
+  relError: number;
+  /** samplesPerSecond / the CPU backend's, same op and size. */
+  vsCpu?: number;
+  note?: string;
+}
+
+export interface BenchOptions {
+  ops?: readonly BenchOp[];
+  /** Sizes override for every op chosen. */
+  sizes?: readonly number[];
+  /** Input samples per timed call. Default 2^20. */
+  samples?: number;
+  /** Timed repetitions (after one warm-up). Default 5. */
+  repeats?: number;
+  seed?: number;
+  onRow?: (row: BenchRow) => void;
+}
+
+export interface BenchMachine {
+  date: string;
+  cpu: string;
+  threads: number;
+  node: string;
+  platform: string;
+}
+
+export function machineInfo(): BenchMachine {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString(),
+    cpu: cpus[0]?.model ?? 'unknown',
+    threads: typeof os.availableParallelism === 'function' ? os.availableParallelism() : cpus.length,
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+  };
+}
+
+/** Deterministic uniform noise in [−1, 1) (xorshift32), never all zeros. */
+export function benchInput(length: number, seed: number): Float32Array {
+  const out = new Float32Array(length);
+  let s = seed >>> 0 || 0x9e3779b9;
+  for (let i = 0; i < length; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = s / 2147483648 - 1;
+  }
+  return out;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function timeIt(repeats: number, fn: () => Promise<unknown>): Promise<number> {
+  await fn(); // warm-up: plans, workers, device buffers
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+function relErr(got: ArrayLike<number>, ref: ArrayLike<number>, count = ref.length): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < count; i++) {
+    const d = got[i] - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  return den === 0 ? (num === 0 ? 0 : Infinity) : Math.sqrt(num / den);
+}
+
+/** Float64 transforms of the first rows of a batch (enough rows for ≥ 2^15 values, at least one). */
+function referenceRows(n: number, batch: number): number {
+  return Math.min(batch, Math.max(1, Math.ceil(32768 / n)));
+}
+
+async function benchOne(
+  backend: Backend,
+  op: BenchOp,
+  size: number,
+  o: Required<Pick<BenchOptions, 'samples' | 'repeats' | 'seed'>>,
+): Promise<BenchRow> {
+  const total = o.samples;
+  switch (op) {
+    case 'fft': {
+      const batch = Math.max(1, Math.floor(total / size));
+      const x = benchInput(2 * size * batch, o.seed + size);
+      const out = new Float32Array(x.length);
+      const ms = await timeIt(o.repeats, () => backend.fft(x, size, { out }));
+      const rows = referenceRows(size, batch);
+      const plan = getFftPlan(size);
+      const ref = new Float64Array(2 * size * rows);
+      for (let r = 0; r < rows; r++) plan.forward(x, ref, 2 * size * r, 2 * size * r);
+      const samples = size * batch;
+      return row(
+        backend,
+        op,
+        size,
+        batch,
+        samples,
+        ms,
+        5 * size * Math.log2(Math.max(2, size)) * batch,
+        relErr(out, ref),
+      );
+    }
+    case 'rfft': {
+      const batch = Math.max(1, Math.floor(total / size));
+      const x = benchInput(size * batch, o.seed + size);
+      const bins = Math.floor(size / 2) + 1;
+      const out = new Float32Array(2 * bins * batch);
+      const ms = await timeIt(o.repeats, () => backend.rfft(x, size, { out }));
+      const rows = referenceRows(size, batch);
+      const plan = getFftPlan(size);
+      const cx = new Float64Array(2 * size);
+      const full = new Float64Array(2 * size);
+      const ref = new Float64Array(2 * bins * rows);
+      for (let r = 0; r < rows; r++) {
+        for (let i = 0; i < size; i++) cx[2 * i] = x[r * size + i];
+        plan.forward(cx, full);
+        ref.set(full.subarray(0, 2 * bins), 2 * bins * r);
+      }
+      const samples = size * batch;
+      return row(
+        backend,
+        op,
+        size,
+        batch,
+        samples,
+        ms,
+        2.5 * size * Math.log2(Math.max(2, size)) * batch,
+        relErr(out, ref),
+      );
+    }
+    case 'spectrogram': {
+      const hop = Math.max(1, size / 4);
+      const x = benchInput(total, o.seed + 1);
+      const window = Float32Array.from(getWindow('hann', size));
+      let last: Float32Array = new Float32Array(0);
+      const ms = await timeIt(o.repeats, async () => {
+        const p = backend.createSpectrogram({ fft: size, hop, window, complex: false });
+        const r = await p.push(x);
+        p.dispose();
+        last = r.rows;
+      });
+      const frames = Math.floor((total - size) / hop) + 1;
+      // float64 reference of the first frames, compared as linear power
+      const bins = Math.floor(size / 2) + 1;
+      const rows = Math.min(frames, 4);
+      const plan = getFftPlan(size);
+      const cx = new Float64Array(2 * size);
+      const X = new Float64Array(2 * size);
+      let sum = 0;
+      for (let i = 0; i < size; i++) sum += window[i];
+      const gotP = new Float64Array(rows * bins);
+      const refP = new Float64Array(rows * bins);
+      for (let f = 0; f < rows; f++) {
+        for (let i = 0; i < size; i++) cx[2 * i] = x[f * hop + i] * window[i];
+        plan.forward(cx, X);
+        for (let k = 0; k < bins; k++) {
+          const oneSided = k === 0 || 2 * k === size ? 1 : 4; // amplitude ×2 off DC/Nyquist
+          refP[f * bins + k] = ((X[2 * k] ** 2 + X[2 * k + 1] ** 2) * oneSided) / (sum * sum);
+          gotP[f * bins + k] = 10 ** (last[f * bins + k] / 10);
+        }
+      }
+      return row(backend, op, size, frames, total, ms, undefined, relErr(gotP, refP));
+    }
+    case 'fir': {
+      const taps = Float32Array.from(benchInput(size, o.seed + 7), (v) => v / size);
+      const x = benchInput(total, o.seed + 2);
+      let parts: Float32Array[] = [];
+      const ms = await timeIt(o.repeats, async () => {
+        const f = backend.createFir({ taps, complex: false, channels: 1 });
+        parts = [await f.process(x), await f.flush()];
+        f.dispose();
+      });
+      const out = concat(parts[0], parts[1]);
+      const check = Math.min(total, 4096);
+      const ref = new Float64Array(check);
+      for (let i = 0; i < check; i++) {
+        let acc = 0;
+        for (let k = 0; k < size && k <= i; k++) acc += taps[k] * x[i - k];
+        ref[i] = acc;
+      }
+      return row(backend, op, size, 1, total, ms, undefined, relErr(out, ref, check));
+    }
+    case 'correlate': {
+      const t = benchInput(size, o.seed + 3);
+      const x = benchInput(total, o.seed + 4);
+      let parts: Array<Float32Array | undefined> = [];
+      const ms = await timeIt(o.repeats, async () => {
+        const c = backend.createCorrelator({ template: t, complex: false, scores: true, peaks: 5 });
+        parts = [(await c.process(x)).scores, (await c.flush()).scores];
+        c.dispose();
+      });
+      const scores = concat(parts[0], parts[1]);
+      const check = Math.min(1024, total - size + 1);
+      const ref = new Float64Array(check);
+      let tt = 0;
+      for (let k = 0; k < size; k++) tt += t[k] * t[k];
+      for (let l = 0; l < check; l++) {
+        let acc = 0;
+        let xx = 0;
+        for (let k = 0; k < size; k++) {
+          acc += x[l + k] * t[k];
+          xx += x[l + k] * x[l + k];
+        }
+        ref[l] = Math.abs(acc) / Math.sqrt(tt * xx);
+      }
+      return row(backend, op, size, 1, total, ms, undefined, relErr(scores, ref, check));
+    }
+  }
+}
+
+function concat(a: Float32Array | undefined, b: Float32Array | undefined): Float32Array {
+  const out = new Float32Array((a?.length ?? 0) + (b?.length ?? 0));
+  if (a) out.set(a, 0);
+  if (b) out.set(b, a?.length ?? 0);
+  return out;
+}
+
+function row(
+  backend: Backend,
+  op: BenchOp,
+  size: number,
+  batch: number,
+  samples: number,
+  ms: number,
+  flop: number | undefined,
+  relError: number,
+): BenchRow {
+  const r: BenchRow = {
+    backend: backend.name,
+    op,
+    size,
+    batch,
+    samples,
+    medianMs: ms,
+    samplesPerSecond: samples / (ms / 1000),
+    relError,
+  };
+  if (flop !== undefined) r.gflops = flop / (ms / 1000) / 1e9;
+  return r;
+}
+
+/** Runs every op and size on every backend given (the CPU first when present, for the ratios). */
+export async function runBench(
+  backends: readonly Backend[],
+  options: BenchOptions = {},
+): Promise<BenchRow[]> {
+  const ops = options.ops ?? benchOps;
+  const o = { samples: options.samples ?? 1 << 20, repeats: options.repeats ?? 5, seed: options.seed ?? 1 };
+  if (!Number.isInteger(o.samples) || o.samples < 1024)
+    throw new InvalidArgumentError('--samples must be a whole number ≥ 1024');
+  const rows: BenchRow[] = [];
+  for (const op of ops) {
+    const sizes = options.sizes ?? defaultSizes[op];
+    for (const size of sizes) {
+      if (!Number.isInteger(size) || size < 1)
+        throw new InvalidArgumentError(`bench sizes must be whole numbers ≥ 1, got ${size}`);
+      if ((op === 'spectrogram' || op === 'correlate' || op === 'fir') && size > o.samples) continue;
+      let cpu: BenchRow | undefined;
+      for (const b of backends) {
+        const r = await benchOne(b, op, size, o);
+        if (b.name === ('cpu' satisfies BackendName)) cpu = r;
+        if (cpu) r.vsCpu = r.samplesPerSecond / cpu.samplesPerSecond;
+        rows.push(r);
+        options.onRow?.(r);
+      }
+    }
+  }
+  return rows;
+}

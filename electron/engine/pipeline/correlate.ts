@@ -1,0 +1,167 @@
+// Streaming normalized cross-correlation of a long signal against a template that fits in memory.
+
+import type { Backend, CorrelationPeak } from '../backends/backend.js';
+import { InvalidArgumentError, throwIfAborted } from '../errors.js';
+import type { SampleSource } from '../sources/source.js';
+import { toFloat32 } from '../types.js';
+import { channelOf, checkChannel } from './channels.js';
+import { PeakTracker } from './peak-tracker.js';
+
+/** Templates are read whole; this bounds them (2^26 frames = 512 MiB of complex float32). */
+export const MAX_TEMPLATE_FRAMES = 1 << 26;
+
+export interface CorrelateOptions {
+  /** Distinct peaks to report, best first. Default 5. */
+  top?: number;
+  /** Lags closer than this are one peak. Default half the template length. */
+  radius?: number;
+  /** Channel of each file to use. Default 0. */
+  channel?: number;
+  /** Also return every score (memory grows with the signal: for plots of short signals). */
+  scores?: boolean;
+  blockFrames?: number;
+  signal?: AbortSignal;
+  onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
+}
+
+export interface CorrelationMatch extends CorrelationPeak {
+  /** Seconds from the signal's start. */
+  time: number;
+}
+
+export interface CorrelateResult {
+  peaks: CorrelationMatch[];
+  /** Lags evaluated: signal length − template length + 1. */
+  lags: number;
+  templateLength: number;
+  sampleRate: number;
+  scores?: Float32Array;
+}
+
+/** Reads one channel of a source whole, as float32 (for templates). */
+export async function readChannel(
+  source: SampleSource,
+  channel: number,
+  limitFrames: number,
+  signal?: AbortSignal,
+): Promise<Float32Array> {
+  const { info } = source;
+  checkChannel(channel, info, info.path);
+  const w = info.complex ? 2 : 1;
+  if (info.samples !== undefined && info.samples > limitFrames) {
+    throw new InvalidArgumentError(
+      `${info.path ?? 'template'} is too long for a template: ${info.samples} frames (at most ${limitFrames})`,
+    );
+  }
+  const parts: Float32Array[] = [];
+  let total = 0;
+  for await (const block of source.blocks({ signal })) {
+    const data = toFloat32(channelOf(block.data, info, channel));
+    parts.push(data === block.data ? data.slice() : data);
+    total += data.length;
+    if (total / w > limitFrames) {
+      throw new InvalidArgumentError(
+        `${info.path ?? 'template'} is too long for a template (at most ${limitFrames} frames)`,
+      );
+    }
+  }
+  const out = new Float32Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export async function correlateSources(
+  backend: Backend,
+  signalSource: SampleSource,
+  templateSource: SampleSource,
+  options: CorrelateOptions = {},
+): Promise<CorrelateResult> {
+  const s = signalSource.info;
+  const t = templateSource.info;
+  const channel = options.channel ?? 0;
+  const top = options.top ?? 5;
+  if (!Number.isInteger(top) || top < 1)
+    throw new InvalidArgumentError(`--top must be a whole number ≥ 1, got ${top}`);
+  checkChannel(channel, s, s.path);
+  if (s.complex !== t.complex) {
+    throw new InvalidArgumentError(
+      `the signal is ${s.complex ? 'complex (I/Q)' : 'real'} but the template is ${t.complex ? 'complex (I/Q)' : 'real'}; both must be the same kind`,
+    );
+  }
+  if (Math.abs(s.sampleRate - t.sampleRate) > 1e-9 * s.sampleRate) {
+    throw new InvalidArgumentError(
+      `sample rates differ: signal ${s.sampleRate} Hz, template ${t.sampleRate} Hz; resample one of them first`,
+    );
+  }
+  const template = await readChannel(
+    templateSource,
+    Math.min(channel, t.channels - 1),
+    MAX_TEMPLATE_FRAMES,
+    options.signal,
+  );
+  const w = s.complex ? 2 : 1;
+  const m = template.length / w;
+  if (m === 0) throw new InvalidArgumentError(`${t.path ?? 'the template'} holds no samples`);
+  if (s.samples !== undefined && s.samples < m) {
+    throw new InvalidArgumentError(
+      `the signal (${s.samples} frames) is shorter than the template (${m} frames): no lag to evaluate`,
+    );
+  }
+  const radius = options.radius ?? Math.max(1, Math.floor(m / 2));
+  const tracker = new PeakTracker(top, radius);
+  const correlator = backend.createCorrelator({
+    template,
+    complex: s.complex,
+    peaks: top,
+    peakRadius: radius,
+    scores: options.scores ?? false,
+  });
+  const scoreParts: Float32Array[] = [];
+  let lags = 0;
+  let done = 0;
+  try {
+    const take = (chunk: Awaited<ReturnType<typeof correlator.process>>) => {
+      tracker.add(chunk.peaks);
+      if (chunk.scores) scoreParts.push(chunk.scores);
+      lags = chunk.startLag + chunk.count;
+    };
+    for await (const block of signalSource.blocks({
+      blockFrames: options.blockFrames,
+      raw: s.channels === 1,
+      signal: options.signal,
+    })) {
+      take(await correlator.process(channelOf(block.data, s, channel)));
+      done += block.frames;
+      options.onProgress?.(done, s.samples);
+    }
+    throwIfAborted(options.signal);
+    take(await correlator.flush());
+  } finally {
+    correlator.dispose();
+  }
+  if (done < m) {
+    throw new InvalidArgumentError(
+      `the signal (${done} frames) is shorter than the template (${m} frames): no lag to evaluate`,
+    );
+  }
+  const result: CorrelateResult = {
+    peaks: tracker.result().map((p) => ({ lag: p.lag, time: p.lag / s.sampleRate, score: p.score })),
+    lags,
+    templateLength: m,
+    sampleRate: s.sampleRate,
+  };
+  if (options.scores) {
+    const all = new Float32Array(scoreParts.reduce((a, p) => a + p.length, 0));
+    let o = 0;
+    for (const p of scoreParts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    result.scores = all;
+  }
+  return result;
+}

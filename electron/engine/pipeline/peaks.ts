@@ -1,0 +1,61 @@
+// The strongest spectral peaks of a file: Welch-averaged spectrum, then interpolated peaks.
+
+import type { Backend } from '../backends/backend.js';
+import { findPeaks, welch } from '../dsp/index.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { SampleSource } from '../sources/source.js';
+
+export interface PeaksOptions {
+  /** Segment length, any n ≥ 8. Default: see defaultPeaksFft. */
+  fft?: number;
+  window?: string;
+  count?: number;
+  signal?: AbortSignal;
+  onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
+}
+
+export interface SpectralPeak {
+  /** Hz; absolute (centre + offset) for I/Q with a known centre frequency. */
+  frequency: number;
+  /** dBFS (a full-scale sine reads 0). */
+  level: number;
+}
+
+/** The smallest power of two with bins narrower than 1 Hz, limited to what the file holds (≥ 8). */
+export function defaultPeaksFft(sampleRate: number, samples: number | undefined): number {
+  let n = 8;
+  while (n < sampleRate && n < 1 << 24) n *= 2;
+  if (samples !== undefined) {
+    while (n > 8 && n > samples) n /= 2;
+  }
+  return n;
+}
+
+export async function analyzePeaks(
+  backend: Backend,
+  source: SampleSource,
+  options: PeaksOptions = {},
+): Promise<{ peaks: SpectralPeak[]; fft: number; segments: number; binWidth: number }> {
+  const { info } = source;
+  const fft = options.fft ?? defaultPeaksFft(info.sampleRate, info.samples);
+  if (!Number.isInteger(fft) || fft < 8)
+    throw new InvalidArgumentError(`--fft must be a whole number ≥ 8, got ${fft}`);
+  const count = options.count ?? 5;
+  if (!Number.isInteger(count) || count < 1)
+    throw new InvalidArgumentError(`--count must be a whole number ≥ 1, got ${count}`);
+  let done = 0;
+  const blocks = (async function* () {
+    for await (const b of source.blocks({ signal: options.signal, raw: true })) {
+      done += b.frames;
+      options.onProgress?.(done, info.samples);
+      yield b;
+    }
+  })();
+  const spectrum = await welch(backend, blocks, {
+    nperseg: fft,
+    window: options.window ?? 'hann',
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const peaks = findPeaks(spectrum, { count }).map((p) => ({ frequency: p.frequency, level: p.level }));
+  return { peaks, fft, segments: spectrum.segments, binWidth: spectrum.binWidth };
+}
