@@ -10,7 +10,9 @@ import { registerBench } from './commands/bench.js';
 import { registerCorrelate } from './commands/correlate.js';
 import { registerFilter } from './commands/filter.js';
 import { registerInfo } from './commands/info.js';
+import { registerMonitor } from './commands/monitor.js';
 import { registerPeaks } from './commands/peaks.js';
+import { registerServe } from './commands/serve.js';
 import { registerSpectrogram } from './commands/spectrogram.js';
 import { interrupt } from './util.js';
 
@@ -49,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
   registerFilter(program);
   registerCorrelate(program);
   registerBench(program);
+  registerServe(program);
+  registerMonitor(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
 
   process.once('exit', cleanup);

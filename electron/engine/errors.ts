@@ -84,7 +84,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** Wraps an operating-system error (ENOENT, EACCES…) as a PhasorError naming the file. */
 export function ioError(file: string, err: unknown): PhasorError {
   if (err instanceof PhasorError) return err;
-  const e = err as NodeJS.ErrnoException;
+  const e = err as { code?: string; message?: string } | undefined;
   const reasons: Record<string, string> = {
     ENOENT: 'no such file',
     EACCES: 'permission denied',

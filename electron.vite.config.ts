@@ -1,0 +1,53 @@
+// electron-vite: the main process (plus the engine and its workers as entries of their own), the
+// sandboxed preload (one CommonJS file, no dependencies) and the Vue renderer.
+//
+// out/main/index.js       Electron main (ESM)
+// out/main/engine.js      the engine's live API (plain Node: importable without Electron)
+// out/main/worker.js      the CPU backend's worker thread
+// out/main/mic-worker.js  the audio worker thread (audify stays external: a native addon)
+// out/preload/index.cjs   the preload
+// out/renderer/           the page (index.html + assets)
+
+import { resolve } from 'node:path';
+import vue from '@vitejs/plugin-vue';
+import { defineConfig } from 'electron-vite';
+
+const root = import.meta.dirname;
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: resolve(root, 'out/main'),
+      sourcemap: true,
+      rolldownOptions: {
+        input: {
+          index: resolve(root, 'electron/main/index.ts'),
+          engine: resolve(root, 'electron/engine/live/index.ts'),
+          worker: resolve(root, 'electron/engine/backends/cpu/worker.ts'),
+          'mic-worker': resolve(root, 'electron/engine/live/mic-worker.ts'),
+        },
+        external: ['audify'],
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: resolve(root, 'out/preload'),
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: resolve(root, 'electron/preload/index.ts') },
+        // A sandboxed preload must be a single CommonJS script.
+        output: { format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'renderer'),
+    plugins: [vue()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      sourcemap: true,
+      rolldownOptions: { input: resolve(root, 'renderer/index.html') },
+    },
+  },
+});

@@ -1,0 +1,255 @@
+// Web mode: the built renderer over HTTP and the engine protocol over a WebSocket (/ws) on the same port.
+//
+// Bound to a loopback address, only pages this machine serves itself may connect: the Host header must be
+// a loopback name (no DNS rebinding) and a browser's Origin must be the page's own. Bound to any other
+// address, every request also needs the access token: `?token=` on the first page load (then an HttpOnly
+// SameSite=Strict cookie) and on the WebSocket URL, compared in constant time.
+
+import { createReadStream, existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { createEngineConnection } from '../../engine/live/connection.js';
+import { Engine } from '../../engine/live/engine.js';
+import { resolveAppFile } from './files.js';
+import { contentSecurityPolicy, isLoopbackHost, newToken, securityHeaders, tokensEqual } from './security.js';
+
+export const WS_PATH = '/ws';
+const COOKIE = 'phasor_token';
+/** WebSocket close code for a missing or wrong token (the renderer tells the user to use the printed URL). */
+export const CLOSE_UNAUTHORIZED = 4401;
+
+export interface WebServerOptions {
+  /** Address to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port (0: a free one). */
+  port: number;
+  /** The built renderer (index.html and its assets). */
+  appDir: string;
+  /** Access token: required (a random one is made) unless the address is loopback; `null` for none. */
+  token?: string | null;
+  engine?: Engine;
+}
+
+export interface WebServer {
+  /** What a person opens (with the token when one is required). */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  readonly token: string | null;
+  close(): Promise<void>;
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === COOKIE) return v.join('=');
+  }
+  return undefined;
+}
+
+function hostName(hostHeader: string | undefined): string {
+  if (!hostHeader) return '';
+  const m = /^(\[[^\]]*\]|[^:]*)/.exec(hostHeader);
+  return (m ? m[1] : hostHeader).toLowerCase();
+}
+
+/** A URL host for printing: an unspecified bind address becomes this machine's first external IPv4. */
+function displayHost(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host;
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const host = options.host ?? '127.0.0.1';
+  const loopback = isLoopbackHost(host);
+  const token = options.token === undefined ? (loopback ? null : newToken()) : options.token;
+  const appDir = path.resolve(options.appDir);
+  const ownEngine = options.engine === undefined;
+  const engine = options.engine ?? new Engine();
+
+  /** Null when the request may go on; else why not. */
+  const refuse = (req: IncomingMessage, url: URL): { status: number; text: string } | null => {
+    if (loopback && !isLoopbackHost(hostName(req.headers.host))) {
+      return {
+        status: 403,
+        text: 'Phasor serves this machine only: open it through 127.0.0.1 or localhost.',
+      };
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+      return { status: 403, text: 'Phasor refuses requests from other sites.' };
+    }
+    if (token !== null) {
+      const given = url.searchParams.get('token') ?? cookieToken(req);
+      if (given === undefined || given === null || !tokensEqual(given, token)) {
+        return {
+          status: 401,
+          text: 'Phasor needs its access token: open the URL that `phasor serve` printed.',
+        };
+      }
+    }
+    return null;
+  };
+
+  const send = (res: ServerResponse, status: number, text: string, headers: Record<string, string>): void => {
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+    });
+    res.end(text + '\n');
+  };
+
+  const server = createServer((req, res) => {
+    const csp = contentSecurityPolicy({ connect: req.headers.host ? [`ws://${req.headers.host}`] : [] });
+    const headers = securityHeaders(csp);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      send(res, 400, 'bad request', headers);
+      return;
+    }
+    const no = refuse(req, url);
+    if (no) {
+      send(res, no.status, no.text, headers);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, 405, 'method not allowed', { ...headers, Allow: 'GET, HEAD' });
+      return;
+    }
+    const found = resolveAppFile(appDir, url.pathname);
+    if (!found) {
+      send(res, 404, 'not found', headers);
+      return;
+    }
+    const ext = path.extname(found.file).toLowerCase();
+    const out: Record<string, string> = {
+      ...headers,
+      'Content-Type': found.type,
+      'Content-Length': String(found.size),
+      'Cache-Control': ext === '.html' ? 'no-cache' : 'public, max-age=3600',
+    };
+    // The first page load carries the token in the URL; keep it for the page's assets.
+    if (token !== null && url.searchParams.has('token')) {
+      out['Set-Cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    res.writeHead(200, out);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const stream = createReadStream(found.file);
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  const sockets = new Set<WebSocket>();
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      socket.destroy();
+      return;
+    }
+    if (url.pathname !== WS_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const no = refuse(req, url);
+    if (no && no.status !== 401) {
+      socket.end(`HTTP/1.1 ${no.status} Forbidden\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (no) {
+        // Accepted only to say why with a close code the page understands; nothing reaches the engine.
+        ws.close(CLOSE_UNAUTHORIZED, 'access token required');
+        return;
+      }
+      attach(ws);
+    });
+  });
+
+  const attach = (ws: WebSocket): void => {
+    sockets.add(ws);
+    const conn = createEngineConnection(
+      (msg) => {
+        if (ws.readyState !== ws.OPEN) return;
+        if (msg instanceof ArrayBuffer) ws.send(msg, { binary: true });
+        else ws.send(JSON.stringify(msg));
+      },
+      { engine },
+    );
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (isBinary) conn.receive(new Uint8Array(0));
+      else conn.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
+    });
+    let alive = true;
+    ws.on('pong', () => (alive = true));
+    const ping = setInterval(() => {
+      if (!alive) {
+        ws.terminate();
+        return;
+      }
+      alive = false;
+      ws.ping();
+    }, 30000);
+    ping.unref();
+    const end = (): void => {
+      clearInterval(ping);
+      sockets.delete(ws);
+      conn.close();
+    };
+    ws.on('close', end);
+    ws.on('error', end);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${displayHost(host)}:${port}/${token !== null ? `?token=${token}` : ''}`;
+  return {
+    url,
+    port,
+    host,
+    token,
+    close: async () => {
+      for (const ws of sockets) ws.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+      if (ownEngine) await engine.dispose();
+    },
+  };
+}
+
+/** The Phasor folder (holding package.json) above a module. */
+export function packageRoot(from: string = import.meta.url): string | undefined {
+  let dir = path.dirname(fileURLToPath(from));
+  for (let i = 0; i < 8; i++) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'electron'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
+}

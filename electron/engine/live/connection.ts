@@ -1,0 +1,253 @@
+// One client of the engine over any transport (Electron MessagePort, WebSocket, a test): parses and
+// validates every message, answers every request with a reply, runs at most one live session, and turns
+// its rows into binary messages. A host only adapts this to its transport:
+//
+//   const conn = createEngineConnection((msg) => ws.send(msg instanceof ArrayBuffer ? msg : JSON.stringify(msg)));
+//   ws.on('message', (data, binary) => conn.receive(binary ? data : data.toString()));
+//   ws.on('close', () => conn.close());
+//
+// receive() never throws: a malformed message gets an error reply (code 'bad-request'; id −1 when the
+// message has no usable id); a request that fails gets the PhasorError's code and message.
+
+import type { z } from 'zod';
+import { PhasorError, type PhasorWarning } from '../errors.js';
+import {
+  clientMessageSchema,
+  requestSchemas,
+  type ErrorInfo,
+  type Method,
+  type MethodResults,
+  type ServerMessage,
+} from '../protocol/messages.js';
+import { encodeRows } from '../protocol/rows-codec.js';
+import { defaultEngine, type Engine } from './engine.js';
+import { LiveSession, planAnalysis } from './session.js';
+
+/** Largest JSON message accepted (characters). */
+export const MAX_MESSAGE_CHARS = 1 << 20;
+
+export interface EngineConnection {
+  /** A message from the client: a JSON string, or an already parsed value. */
+  receive(raw: unknown): void;
+  /** Stops the live session; later messages are ignored. */
+  close(): void;
+  readonly closed: boolean;
+}
+
+export interface ConnectionOptions {
+  engine?: Engine;
+  /** Non-fatal warnings of the sources (e.g. a truncated file), also sent nowhere else. */
+  onWarning?: (warning: PhasorWarning) => void;
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+function errorInfo(err: unknown): ErrorInfo {
+  if (err instanceof PhasorError) {
+    return { code: err.code, message: err.file !== undefined ? `${err.file}: ${err.message}` : err.message };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: 'internal', message: `internal error: ${message}` };
+}
+
+/** The request id of a message that failed validation, when it has a usable one. */
+function idOf(msg: unknown): number {
+  if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) {
+    const id = (msg as { id?: unknown }).id;
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return id;
+  }
+  return -1;
+}
+
+class Connection implements EngineConnection {
+  readonly #send: (msg: ServerMessage | ArrayBuffer) => void;
+  readonly #engine: Engine;
+  readonly #options: ConnectionOptions;
+  #session: LiveSession | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(send: (msg: ServerMessage | ArrayBuffer) => void, options: ConnectionOptions) {
+    this.#send = send;
+    this.#options = options;
+    this.#engine = options.engine ?? defaultEngine();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #post(msg: ServerMessage | ArrayBuffer): void {
+    if (this.#closed) return;
+    try {
+      this.#send(msg);
+    } catch {
+      // The transport is going away; its close will end the connection.
+    }
+  }
+
+  #fail(id: number, code: string, message: string): void {
+    this.#post({ type: 'reply', id, ok: false, error: { code, message } });
+  }
+
+  receive(raw: unknown): void {
+    if (this.#closed) return;
+    try {
+      this.#receive(raw);
+    } catch (err) {
+      // Validation should have caught everything; never let a message take the host down.
+      this.#fail(
+        idOf(raw),
+        'bad-request',
+        `bad request: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  #receive(raw: unknown): void {
+    let msg: unknown = raw;
+    if (typeof raw === 'string') {
+      if (raw.length > MAX_MESSAGE_CHARS) {
+        this.#fail(
+          -1,
+          'bad-request',
+          `bad request: a message may have at most ${MAX_MESSAGE_CHARS} characters`,
+        );
+        return;
+      }
+      try {
+        msg = JSON.parse(raw);
+      } catch {
+        this.#fail(-1, 'bad-request', 'bad request: the message is not valid JSON');
+        return;
+      }
+    } else if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) {
+      this.#fail(-1, 'bad-request', 'bad request: binary messages are not requests (send JSON)');
+      return;
+    }
+    const env = clientMessageSchema.safeParse(msg);
+    if (!env.success) {
+      this.#fail(idOf(msg), 'bad-request', `bad request: ${issues(env.error)}`);
+      return;
+    }
+    const m = env.data;
+    if (m.type === 'ack') {
+      if (this.#session?.id === m.session) this.#session.ack(m.seq);
+      return;
+    }
+    const { id, method } = m;
+    if (!Object.hasOwn(requestSchemas, method)) {
+      this.#fail(
+        id,
+        'bad-request',
+        `bad request: unknown method "${method.slice(0, 64)}"; methods: ${Object.keys(requestSchemas).join(', ')}`,
+      );
+      return;
+    }
+    const schema = requestSchemas[method as Method];
+    const params = schema.safeParse(m.params ?? {});
+    if (!params.success) {
+      this.#fail(id, 'bad-request', `bad request: ${method}: ${issues(params.error)}`);
+      return;
+    }
+    // One request at a time, in order (a stop never overtakes the start before it).
+    this.#queue = this.#queue.then(async () => {
+      if (this.#closed) return;
+      try {
+        const result = await this.#handle(method as Method, params.data);
+        this.#post({ type: 'reply', id, ok: true, result });
+      } catch (err) {
+        const e = errorInfo(err);
+        this.#fail(id, e.code, e.message);
+      }
+    });
+  }
+
+  async #handle(method: Method, params: unknown): Promise<MethodResults[Method]> {
+    switch (method) {
+      case 'hello':
+        return this.#engine.hello();
+      case 'listDevices': {
+        const { kind } = params as z.infer<(typeof requestSchemas)['listDevices']>;
+        return { devices: await this.#engine.kinds.listDevices(kind) };
+      }
+      case 'start':
+        return this.#start(params as z.infer<(typeof requestSchemas)['start']>);
+      case 'configure': {
+        const s = this.#session;
+        if (!s || s.ended)
+          throw new PhasorError('invalid-argument', 'no live session is running: start one first');
+        return s.configure((params as z.infer<(typeof requestSchemas)['configure']>).analysis);
+      }
+      case 'stop':
+        await this.#stopSession();
+        return {};
+      case 'resetPeak':
+        this.#session?.resetPeak();
+        return {};
+    }
+  }
+
+  async #start(p: z.infer<(typeof requestSchemas)['start']>): Promise<MethodResults['start']> {
+    await this.#stopSession();
+    // Refuse bad analysis settings before opening a device.
+    planAnalysis(p.analysis, { complex: false });
+    const backend = await this.#engine.backend();
+    const onWarning = this.#options.onWarning;
+    const source = await this.#engine.kinds.open(p.source, onWarning ? { onWarning } : {});
+    let session: LiveSession;
+    try {
+      session = new LiveSession({
+        id: this.#engine.sessionId(),
+        backend,
+        source,
+        analysis: p.analysis,
+        sink: {
+          rows: (m) => this.#post(encodeRows(m)),
+          event: (e) => this.#post(e),
+        },
+        ...(this.#engine.options.maxInFlight !== undefined
+          ? { maxInFlight: this.#engine.options.maxInFlight }
+          : {}),
+        ...(this.#engine.options.statusIntervalMs !== undefined
+          ? { statusIntervalMs: this.#engine.options.statusIntervalMs }
+          : {}),
+      });
+    } catch (err) {
+      await source.close().catch(() => undefined);
+      throw err;
+    }
+    if (this.#closed) {
+      await session.stop();
+      return session.info();
+    }
+    this.#session = session;
+    session.start();
+    return session.info();
+  }
+
+  async #stopSession(): Promise<void> {
+    const s = this.#session;
+    this.#session = null;
+    await s?.stop();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    void this.#stopSession().catch(() => undefined);
+  }
+}
+
+/** A connection to the engine speaking the protocol of electron/engine/protocol over `send`. */
+export function createEngineConnection(
+  send: (msg: ServerMessage | ArrayBuffer) => void,
+  options: ConnectionOptions = {},
+): EngineConnection {
+  return new Connection(send, options);
+}

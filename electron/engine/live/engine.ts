@@ -1,0 +1,130 @@
+// What every connection of a host shares: one backend (opened on first use) and the source kinds.
+
+import type { Backend } from '../backends/backend.js';
+import { createCpuBackend } from '../backends/cpu/index.js';
+import { FailoverBackend } from '../backends/failover.js';
+import { providers, type BackendProvider } from '../backends/registry.js';
+import { BackendUnavailableError, type WarningHandler } from '../errors.js';
+import { WINDOW_NAMES } from '../dsp/index.js';
+import {
+  PROTOCOL_VERSION,
+  defaultAnalysis,
+  type BackendState,
+  type HelloResult,
+} from '../protocol/messages.js';
+import { sourceKinds, type SourceKindRegistry } from '../sources/kinds.js';
+
+export interface EngineOptions {
+  /** Backends that must not run in this host, with why (e.g. WebGPU through Dawn in Electron's main
+   * process, whose external ArrayBuffers Electron refuses). */
+  excludeBackends?: Readonly<Record<string, string>>;
+  /** The source kinds offered (default: every built-in kind). */
+  kinds?: SourceKindRegistry;
+  /** Unacknowledged rows messages per session before rows are dropped (default 16). */
+  maxInFlight?: number;
+  /** Status event period (ms, default 1000). */
+  statusIntervalMs?: number;
+  onWarning?: WarningHandler;
+  /** Where the CPU backend's worker script is, when not beside its module (a bundled host). */
+  cpuWorkerUrl?: URL;
+  /** The backend to use instead of opening one (tests). */
+  backend?: Backend;
+}
+
+export class Engine {
+  readonly kinds: SourceKindRegistry;
+  readonly options: EngineOptions;
+  #backend: Promise<Backend> | null = null;
+  #nextSession = 1;
+
+  constructor(options: EngineOptions = {}) {
+    this.options = options;
+    this.kinds = options.kinds ?? sourceKinds;
+    if (options.backend) this.#backend = Promise.resolve(options.backend);
+  }
+
+  /** A new session number (unique in this process). */
+  sessionId(): number {
+    return this.#nextSession++;
+  }
+
+  /** The best available backend (not excluded), opened once and shared; a failure is retried next time. */
+  backend(): Promise<Backend> {
+    if (!this.#backend) {
+      const p = this.#open();
+      this.#backend = p;
+      p.catch(() => {
+        if (this.#backend === p) this.#backend = null;
+      });
+    }
+    return this.#backend;
+  }
+
+  async #open(): Promise<Backend> {
+    const excluded = this.options.excludeBackends ?? {};
+    const chain: BackendProvider[] = [];
+    const workerUrl = this.options.cpuWorkerUrl;
+    for (const p of providers) {
+      if (p.name in excluded) continue;
+      if (!(await p.probe()).available) continue;
+      chain.push(
+        p.name === 'cpu' && workerUrl
+          ? { name: p.name, probe: () => p.probe(), create: () => createCpuBackend({ workerUrl }) }
+          : p,
+      );
+    }
+    if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
+    return FailoverBackend.open(chain, this.options.onWarning);
+  }
+
+  async backends(): Promise<BackendState[]> {
+    const excluded = this.options.excludeBackends ?? {};
+    // An excluded backend is not even probed (probing may load its native module).
+    return Promise.all(
+      providers.map(async (p): Promise<BackendState> => {
+        if (p.name in excluded) return { name: p.name, available: false, reason: excluded[p.name] };
+        const a = await p.probe();
+        return a.available
+          ? { name: p.name, available: true, device: a.device }
+          : { name: p.name, available: false, reason: a.reason };
+      }),
+    );
+  }
+
+  async hello(): Promise<HelloResult> {
+    const [backend, backends, sources] = await Promise.all([
+      this.backend(),
+      this.backends(),
+      this.kinds.describe(),
+    ]);
+    const first = sources.find((s) => s.unavailable === undefined && s.kind === 'generator') ?? sources[0];
+    let source: HelloResult['defaults']['source'] = { kind: first?.kind ?? 'generator' };
+    try {
+      source = this.kinds.parse(source);
+    } catch {
+      // A kind whose parameters have no complete defaults (a file needs a path): the bare kind.
+    }
+    return {
+      version: PROTOCOL_VERSION,
+      backend: { name: backend.name, device: backend.device },
+      backends,
+      sources,
+      windows: [...WINDOW_NAMES],
+      defaults: { analysis: { ...defaultAnalysis }, source },
+    };
+  }
+
+  async dispose(): Promise<void> {
+    const b = this.#backend;
+    this.#backend = null;
+    if (b && !this.options.backend) await (await b.catch(() => null))?.dispose();
+  }
+}
+
+let shared: Engine | undefined;
+
+/** The process-wide engine used by connections that are not given one. */
+export function defaultEngine(): Engine {
+  shared ??= new Engine();
+  return shared;
+}

@@ -1,0 +1,22 @@
+// Live analysis: sources in real time → backend spectrogram → rows with backpressure, and the
+// transport-agnostic connection the hosts (Electron main, `phasor serve`) wrap.
+
+export {
+  createEngineConnection,
+  MAX_MESSAGE_CHARS,
+  type ConnectionOptions,
+  type EngineConnection,
+} from './connection.js';
+export { Engine, defaultEngine, type EngineOptions } from './engine.js';
+export {
+  LiveSession,
+  planAnalysis,
+  frequencyRange,
+  type AnalysisPlan,
+  type LiveSessionOptions,
+  type SessionSink,
+  type SessionStats,
+} from './session.js';
+export { pacedSource, liveBlockFrames, type PaceOptions } from './pace.js';
+export { wallClock, sleep, type LiveBlock, type LiveSource } from './live-source.js';
+export { runMonitor, type MonitorOptions, type MonitorResult } from './monitor.js';

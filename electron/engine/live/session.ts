@@ -1,0 +1,370 @@
+// A live session: one source → the backend's streaming spectrogram → rows for a display, with
+// backpressure. The source is never made to wait for the display: at most `maxInFlight` rows messages may
+// be unacknowledged; rows computed beyond that are dropped and counted (droppedRows). A source that falls
+// behind real time drops blocks itself (droppedBlocks).
+//
+//   const s = new LiveSession({ id, backend, source, analysis, sink });
+//   s.start();                 // emits source 'running', rows, status about once a second
+//   s.ack(seq);                // the display consumed rows message `seq` (and every one before it)
+//   s.configure({ fft: 4096 }) // a new processor from the next block on
+//   await s.stop();            // closes the source
+
+import type { Backend, SpectrogramProcessor, SpectrogramRows } from '../backends/backend.js';
+import { getWindow } from '../dsp/index.js';
+import { InvalidArgumentError, PhasorError } from '../errors.js';
+import { analysisSchema, type Analysis, type EventMessage, type LiveInfo } from '../protocol/messages.js';
+import type { RowsMessage } from '../protocol/rows-codec.js';
+import type { StreamFormat } from '../types.js';
+import { liveBlockFrames } from './pace.js';
+import type { LiveBlock, LiveSource } from './live-source.js';
+
+export interface SessionSink {
+  /** A rows message to send (its arrays are reused afterwards: encode or copy them before returning). */
+  rows(message: RowsMessage): void;
+  event(message: EventMessage): void;
+}
+
+export interface LiveSessionOptions {
+  id: number;
+  backend: Backend;
+  source: LiveSource;
+  analysis: Analysis;
+  sink: SessionSink;
+  /** Unacknowledged rows messages allowed before rows are dropped. Default 16 (about 170 ms of rows at the default analysis). */
+  maxInFlight?: number;
+  /** Status event period (ms). Default 1000. */
+  statusIntervalMs?: number;
+  /** Sees every block's analysed channel (e.g. the headless monitor's Welch average). */
+  onBlock?: (samples: Float32Array, block: LiveBlock) => void;
+}
+
+export interface SessionStats {
+  blocks: number;
+  rows: number;
+  /** Rows messages sent. */
+  messages: number;
+  droppedRows: number;
+  droppedBlocks: number;
+  /** Frames taken from the source. */
+  frames: number;
+}
+
+/** What a processor needs for an analysis of a stream. */
+export interface AnalysisPlan {
+  fft: number;
+  hop: number;
+  window: Float32Array;
+  bins: number;
+  width: number;
+  complex: boolean;
+}
+
+/** Resolves an analysis for a stream: hop from the overlap, the window, bins and display width. */
+export function planAnalysis(analysis: Analysis, format: Pick<StreamFormat, 'complex'>): AnalysisPlan {
+  const a = analysisSchema.safeParse(analysis);
+  if (!a.success) {
+    throw new InvalidArgumentError(
+      `analysis: ${a.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  const { fft, overlap, columns } = a.data;
+  const hop = Math.max(1, Math.round(fft * (1 - overlap)));
+  const window = Float32Array.from(getWindow(a.data.window, fft));
+  const bins = format.complex ? fft : Math.floor(fft / 2) + 1;
+  return { fft, hop, window, bins, width: Math.min(columns, bins), complex: format.complex };
+}
+
+/** Frequencies (Hz) of the first and last bin: 0…(bins−1)·fs/n for real input; fftshift order around the
+ * centre (when known) for complex input. Column c covers bins [⌊c·bins/width⌋, ⌊(c+1)·bins/width⌋). */
+export function frequencyRange(plan: AnalysisPlan, format: StreamFormat): [number, number] {
+  const df = format.sampleRate / plan.fft;
+  if (!plan.complex) return [0, (plan.bins - 1) * df];
+  const shift = Math.floor(plan.fft / 2);
+  const c = format.centerFrequency ?? 0;
+  return [c - shift * df, c + (plan.fft - 1 - shift) * df];
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = values.slice().sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+interface Stage {
+  plan: AnalysisPlan;
+  analysis: Analysis;
+  proc: SpectrogramProcessor;
+  /** Stream frame at which this processor got its first sample. */
+  startFrame: number;
+  peak: Float32Array;
+}
+
+export class LiveSession {
+  readonly id: number;
+  readonly #o: LiveSessionOptions;
+  readonly #format: StreamFormat;
+  #stage: Stage;
+  #next: Stage | null = null;
+  #scratch = new Float32Array(0);
+  readonly #abort = new AbortController();
+  #running: Promise<void> | null = null;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #stopped = false;
+  #ended = false;
+  #seq = 0;
+  #acked = -1;
+  #frames = 0;
+  readonly #stats: SessionStats = {
+    blocks: 0,
+    rows: 0,
+    messages: 0,
+    droppedRows: 0,
+    droppedBlocks: 0,
+    frames: 0,
+  };
+  // Since the last status event.
+  #tick = { at: 0, blocks: 0, rows: 0, compute: [] as number[] };
+
+  constructor(options: LiveSessionOptions) {
+    this.id = options.id;
+    this.#o = options;
+    this.#format = options.source.info;
+    this.#stage = this.#makeStage(options.analysis, 0);
+  }
+
+  #makeStage(analysis: Analysis, startFrame: number): Stage {
+    const plan = planAnalysis(analysis, this.#format);
+    const proc = this.#o.backend.createSpectrogram({
+      fft: plan.fft,
+      hop: plan.hop,
+      window: plan.window,
+      complex: plan.complex,
+      columns: plan.width,
+      averaging: analysis.averaging,
+    });
+    return { plan, analysis, proc, startFrame, peak: new Float32Array(plan.width).fill(-Infinity) };
+  }
+
+  get analysis(): Analysis {
+    return (this.#next ?? this.#stage).analysis;
+  }
+
+  info(): LiveInfo {
+    const { plan } = this.#next ?? this.#stage;
+    const f = this.#format;
+    const info: LiveInfo = {
+      session: this.id,
+      sampleRate: f.sampleRate,
+      complex: f.complex,
+      fft: plan.fft,
+      hop: plan.hop,
+      bins: plan.bins,
+      width: plan.width,
+      frequencyRange: frequencyRange(plan, f),
+      rowRate: f.sampleRate / plan.hop,
+      source: this.#o.source.label,
+    };
+    if (f.centerFrequency !== undefined) info.centerFrequency = f.centerFrequency;
+    return info;
+  }
+
+  stats(): SessionStats {
+    return { ...this.#stats, droppedBlocks: this.#o.source.droppedBlocks };
+  }
+
+  /** Starts pulling blocks. Resolves `done` when the source ends, fails or the session stops. */
+  start(): void {
+    if (this.#running) return;
+    this.#tick.at = performance.now();
+    const period = this.#o.statusIntervalMs ?? 1000;
+    this.#timer = setInterval(() => this.#status(), period);
+    this.#timer.unref?.();
+    this.#event({ type: 'event', event: 'source', data: { session: this.id, state: 'running' } });
+    this.#running = this.#run();
+  }
+
+  /** Settles when the loop has finished (after stop(), an error or the end of the source). */
+  get done(): Promise<void> {
+    return this.#running ?? Promise.resolve();
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** New analysis settings; the processor changes at the next block (bad settings throw, nothing changes). */
+  configure(change: Partial<Analysis>): LiveInfo {
+    const merged = { ...this.analysis, ...change };
+    const stage = this.#makeStage(merged, 0);
+    this.#next?.proc.dispose();
+    this.#next = stage;
+    return this.info();
+  }
+
+  resetPeak(): void {
+    this.#stage.peak.fill(-Infinity);
+    this.#next?.peak.fill(-Infinity);
+  }
+
+  /** The display consumed rows message `seq` and every one before it. */
+  ack(seq: number): void {
+    if (seq < this.#seq && seq > this.#acked) this.#acked = seq;
+  }
+
+  get inFlight(): number {
+    return this.#seq - 1 - this.#acked;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return this.#running ?? undefined;
+    this.#stopped = true;
+    this.#abort.abort();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    // A source blocked inside a read is released by close().
+    const closing = this.#o.source.close().catch(() => undefined);
+    await this.#running?.catch(() => undefined);
+    await closing;
+    this.#stage.proc.dispose();
+    this.#next?.proc.dispose();
+    this.#next = null;
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#abort.signal;
+    const source = this.#o.source;
+    let yielded = performance.now();
+    try {
+      for await (const block of source.blocks({
+        blockFrames: liveBlockFrames(this.#format.sampleRate),
+        signal,
+      })) {
+        if (this.#stopped) break;
+        if (this.#next) {
+          this.#stage.proc.dispose();
+          this.#next.startFrame = this.#frames;
+          this.#stage = this.#next;
+          this.#next = null;
+        }
+        const stage = this.#stage;
+        const samples = this.#channel(block);
+        this.#o.onBlock?.(samples, block);
+        const t0 = performance.now();
+        const r = await stage.proc.push(samples);
+        this.#tick.compute.push(performance.now() - t0);
+        this.#stats.blocks++;
+        this.#tick.blocks++;
+        this.#frames += block.frames;
+        this.#stats.frames = this.#frames;
+        if (this.#stopped) break;
+        if (r.count > 0 && stage === this.#stage) this.#rows(stage, r, block.captureTime);
+        // A source that is behind real time, with a backend computing on this thread, would otherwise
+        // keep the loop in microtasks: let timers and I/O (acks, stop, the transport) run now and then.
+        if (performance.now() - yielded > 10) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
+      }
+      if (!this.#stopped) {
+        this.#ended = true;
+        this.#event({ type: 'event', event: 'source', data: { session: this.id, state: 'ended' } });
+      }
+    } catch (err) {
+      if (this.#stopped) return;
+      this.#ended = true;
+      const message =
+        err instanceof PhasorError
+          ? err.file !== undefined
+            ? `${err.file}: ${err.message}`
+            : err.message
+          : `the source failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.#event({ type: 'event', event: 'source', data: { session: this.id, state: 'error', message } });
+    } finally {
+      if (this.#ended) {
+        this.#status();
+        if (this.#timer) clearInterval(this.#timer);
+        this.#timer = null;
+      }
+    }
+  }
+
+  /** The analysed channel of a block as float32 (the block's own array when it is a single channel). */
+  #channel(block: LiveBlock): Float32Array {
+    const f = block.format;
+    const data = block.data;
+    if (!(data instanceof Float32Array)) {
+      throw new PhasorError('unsupported', 'live sources deliver float samples');
+    }
+    if (f.channels === 1) return data;
+    const w = f.complex ? 2 : 1;
+    const stride = f.channels * w;
+    const n = block.frames * w;
+    if (this.#scratch.length < n) this.#scratch = new Float32Array(n);
+    const out = this.#scratch.subarray(0, n);
+    for (let i = 0, j = this.#o.source.channel * w; i < n; i += w, j += stride) {
+      out[i] = data[j];
+      if (w === 2) out[i + 1] = data[j + 1];
+    }
+    return out;
+  }
+
+  #rows(stage: Stage, r: SpectrogramRows, captureTime: number): void {
+    const { width, count } = r;
+    const peak = stage.peak;
+    for (let i = 0; i < count; i++) {
+      const row = i * width;
+      for (let c = 0; c < width; c++) if (r.rows[row + c] > peak[c]) peak[c] = r.rows[row + c];
+    }
+    this.#stats.rows += count;
+    this.#tick.rows += count;
+    if (this.inFlight >= (this.#o.maxInFlight ?? 16)) {
+      this.#stats.droppedRows += count;
+      return;
+    }
+    const message: RowsMessage = {
+      session: this.id,
+      seq: this.#seq++,
+      firstFrame: r.firstFrame,
+      count,
+      width,
+      captureTime,
+      streamTime: (stage.startFrame + r.firstFrame * stage.plan.hop) / this.#format.sampleRate,
+      rows: r.rows,
+      peak,
+    };
+    if (r.average) message.average = r.average;
+    this.#stats.messages++;
+    this.#o.sink.rows(message);
+  }
+
+  #status(): void {
+    const now = performance.now();
+    const secs = Math.max(1e-3, (now - this.#tick.at) / 1000);
+    const t = this.#tick;
+    this.#event({
+      type: 'event',
+      event: 'status',
+      data: {
+        session: this.id,
+        backend: this.#o.backend.name,
+        sampleRate: this.#format.sampleRate,
+        blocksPerSecond: t.blocks / secs,
+        rowsPerSecond: t.rows / secs,
+        droppedRows: this.#stats.droppedRows,
+        droppedBlocks: this.#o.source.droppedBlocks,
+        computeMs: median(t.compute),
+      },
+    });
+    this.#tick = { at: now, blocks: 0, rows: 0, compute: [] };
+  }
+
+  #event(message: EventMessage): void {
+    if (this.#stopped && message.event !== 'status') return;
+    try {
+      this.#o.sink.event(message);
+    } catch {
+      // A transport that went away must not stop the session's clean-up.
+    }
+  }
+}

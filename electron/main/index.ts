@@ -1,0 +1,200 @@
+// The desktop app's main process: one window showing the renderer, the engine running here, and the
+// protocol carried over a MessagePort. Kept thin: the engine (electron/engine/live) is the same one
+// `phasor serve` runs, the IPC rules live in ipc.ts and the window state in window-state.ts, both
+// testable without Electron.
+
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  app,
+  BrowserWindow,
+  ipcMain,
+  MessageChannelMain,
+  protocol,
+  screen,
+  session,
+  shell,
+  type IpcMainInvokeEvent,
+  type MessagePortMain,
+} from 'electron';
+import { resolveAppFile } from '../cli/web/files.js';
+import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
+import { createEngineConnection, Engine } from '../engine/live/index.js';
+import { setAudioWorkerUrl, shutdownAudio } from '../engine/sources/mic.js';
+import { CONNECT_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
+import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
+
+const SCHEME = 'phasor';
+const APP_URL = `${SCHEME}://app/index.html`;
+const here = path.dirname(fileURLToPath(import.meta.url)); // out/main
+const rendererDir = path.join(here, '..', 'renderer');
+const preloadFile = path.join(here, '..', 'preload', 'index.cjs');
+const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+
+// The page is served from phasor://app (a standard, secure scheme), never file://.
+protocol.registerSchemesAsPrivileged([
+  { scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
+]);
+
+// Workers are separate entries beside this bundle.
+setAudioWorkerUrl(new URL('./mic-worker.js', import.meta.url));
+const engine = new Engine({
+  cpuWorkerUrl: new URL('./worker.js', import.meta.url),
+  // Dawn's buffer readback makes external ArrayBuffers, which Electron's main process refuses.
+  excludeBackends: {
+    webgpu: 'WebGPU does not run in the desktop app’s main process (use phasor serve, or the CLI)',
+  },
+});
+
+function isAppUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    // Node's URL gives custom schemes the origin "null": compare scheme and host instead.
+    if (u.protocol === `${SCHEME}:` && u.host === 'app') return true;
+    return devUrl !== undefined && u.origin === new URL(devUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+const windows = new Set<number>();
+
+const hub = new IpcHub<MessagePortMain>({
+  isAppUrl,
+  isAppWebContents: (id) => windows.has(id),
+  createChannel: () => {
+    const { port1, port2 } = new MessageChannelMain();
+    return { local: port1, remote: port2 };
+  },
+  deliver: (event, remote) => (event as IpcMainInvokeEvent).sender.postMessage(PORT_CHANNEL, null, [remote]),
+  connect: (send) => createEngineConnection(send, { engine }),
+});
+
+function createWindow(): void {
+  const stateFile = path.join(app.getPath('userData'), 'window-state.json');
+  const state = fitToDisplays(
+    loadWindowState(stateFile),
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
+  const win = new BrowserWindow({
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
+    width: state.width,
+    height: state.height,
+    minWidth: MIN_WIDTH,
+    minHeight: MIN_HEIGHT,
+    show: false,
+    title: 'Phasor',
+    backgroundColor: '#101014',
+    autoHideMenuBar: true,
+    webPreferences: {
+      preload: preloadFile,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  const id = win.webContents.id;
+  windows.add(id);
+  if (state.maximized) win.maximize();
+  win.once('ready-to-show', () => win.show());
+
+  const save = (): void => {
+    const b = win.getNormalBounds();
+    saveWindowState(stateFile, { ...b, maximized: win.isMaximized() });
+  };
+  win.on('close', save);
+  win.on('closed', () => {
+    windows.delete(id);
+    hub.disconnect(id);
+  });
+  // A reload connects again (replacing the old connection); a crash ends it.
+  win.webContents.on('render-process-gone', () => hub.disconnect(id));
+  win.webContents.on('will-navigate', (e) => {
+    if (!isAppUrl(e.url)) e.preventDefault();
+  });
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  void win.loadURL(devUrl ?? APP_URL);
+}
+
+function serveApp(): void {
+  const headers = securityHeaders(contentSecurityPolicy());
+  protocol.handle(SCHEME, async (request) => {
+    const url = new URL(request.url);
+    const found = url.host === 'app' ? resolveAppFile(rendererDir, url.pathname) : null;
+    if (!found) return new Response('not found', { status: 404, headers });
+    const body = await readFile(found.file);
+    return new Response(body, { status: 200, headers: { ...headers, 'Content-Type': found.type } });
+  });
+  if (devUrl !== undefined) {
+    // The dev server's page gets the same policy, plus its hot-reload socket.
+    const devCsp = contentSecurityPolicy({ connect: ['ws://localhost:*', 'ws://127.0.0.1:*'] });
+    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [devCsp] } });
+    });
+  }
+}
+
+function lockDown(): void {
+  // Nothing here needs the camera, notifications, geolocation… (the microphone is captured by the main
+  // process, not the page): refuse every permission but the clipboard (snapshots) and full screen.
+  const allowed = new Set(['clipboard-sanitized-write', 'fullscreen']);
+  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) =>
+    callback(allowed.has(permission)),
+  );
+  session.defaultSession.setPermissionCheckHandler((_wc, permission) => allowed.has(permission));
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-attach-webview', (e) => e.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    const win = BrowserWindow.getAllWindows()[0];
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+  ipcMain.handle(CONNECT_CHANNEL, (event, payload: unknown) =>
+    hub.handleConnect(event as IpcEventLike, payload),
+  );
+  void app.whenReady().then(() => {
+    lockDown();
+    serveApp();
+    createWindow();
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createWindow();
+    });
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  // Capture must stop before the process goes: the audio library aborts the process when its worker is
+  // torn down with blocks still queued (see mic-worker.ts). At most 2 s, then quit anyway.
+  let cleaned = false;
+  app.on('will-quit', (event) => {
+    if (cleaned) return;
+    event.preventDefault();
+    hub.closeAll();
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000));
+    void Promise.race([Promise.all([shutdownAudio(), engine.dispose()]), timeout])
+      .catch(() => undefined)
+      .finally(() => {
+        cleaned = true;
+        app.quit();
+      });
+  });
+}

@@ -1,0 +1,328 @@
+// The live session: starting/stopping the source, analysis changes, the session's LiveInfo, the source's
+// state (running, ended, error), pause, and the rows themselves.
+//
+// Rows stay out of Vue's reactivity: each message goes straight to the waterfall's sink (which copies its
+// rows into the history ring; the next animation frame uploads them) and to the traces, and is then
+// acknowledged. Nothing is queued here: when this thread cannot keep up, messages wait in the transport,
+// acks come late, and the engine drops rows (and counts them) instead. While paused, rows are
+// acknowledged and dropped.
+
+import { defineStore } from 'pinia';
+import { computed, markRaw, ref, shallowRef, watch } from 'vue';
+import type {
+  Analysis,
+  AudioDevice,
+  LiveInfo,
+  SourceEvent,
+  SourceKind,
+  SourceParams,
+} from '../../../electron/engine/protocol/messages.js';
+import type { RowsMessage } from '../../../electron/engine/protocol/rows-codec.js';
+import { hooks } from '../lib/hooks.js';
+import type { ParamValue } from '../lib/settings-schema.js';
+import { useConnectionStore } from './connection.js';
+import { coerceParam, fieldDefault, useSettingsStore } from './settings.js';
+
+export type SourceState = 'idle' | 'starting' | 'running' | 'ended' | 'error' | 'stopped';
+
+/** Latest traces, replaced in place (allocated again only when the width changes). */
+export interface Traces {
+  width: number;
+  current: Float32Array;
+  average: Float32Array;
+  peak: Float32Array;
+  hasAverage: boolean;
+  hasPeak: boolean;
+  /** Increments whenever the traces change (the plot redraws when it moves). */
+  version: number;
+}
+
+export type AnalysisSettings = Pick<Analysis, 'fft' | 'overlap' | 'window' | 'averaging'>;
+
+export const useLiveStore = defineStore('live', () => {
+  const connection = useConnectionStore();
+  const settings = useSettingsStore();
+
+  const info = shallowRef<LiveInfo | null>(null);
+  const sourceState = ref<SourceState>('idle');
+  const sourceMessage = ref('');
+  const lastError = ref('');
+  const paused = ref(false);
+  /** Display columns the waterfall wants (its width in device pixels, or more on a log axis). */
+  const columns = ref(0);
+  /** Devices per source kind, from listDevices. */
+  const devices = shallowRef<Record<string, AudioDevice[]>>({});
+
+  const running = computed(() => sourceState.value === 'running' || sourceState.value === 'starting');
+
+  const traces: Traces = markRaw({
+    width: 0,
+    current: new Float32Array(0),
+    average: new Float32Array(0),
+    peak: new Float32Array(0),
+    hasAverage: false,
+    hasPeak: false,
+    version: 0,
+  });
+
+  /** Where rows go to be drawn (the mounted waterfall), if anywhere. */
+  let sink: ((m: RowsMessage) => void) | null = null;
+
+  // ---------------------------------------------------------------------------------------------
+  // Source selection
+
+  /** The kind to start: the stored one if the engine still offers it, else the engine's default. */
+  const selectedKind = computed<SourceKind | null>(() => {
+    const kinds = connection.sources;
+    const byName = (k: string) => kinds.find((x) => x.kind === k) ?? null;
+    return (
+      byName(settings.s.sourceKind) ??
+      byName(connection.hello?.defaults.source.kind ?? '') ??
+      kinds.find((k) => !k.unavailable) ??
+      null
+    );
+  });
+
+  /** Parameters to start `kind` with: stored values that still fit, else the engine's default source's,
+   * else the fields' own defaults. */
+  function sourceParams(kind: SourceKind): SourceParams {
+    const stored = settings.s.sourceParams[kind.kind];
+    const defaults = connection.hello?.defaults.source;
+    const fromDefaults =
+      defaults && defaults.kind === kind.kind ? (defaults as Record<string, unknown>) : null;
+    const out: Record<string, ParamValue> = {};
+    for (const f of kind.fields) {
+      out[f.name] =
+        coerceParam(f, stored?.[f.name]) ??
+        (fromDefaults ? coerceParam(f, fromDefaults[f.name]) : undefined) ??
+        fieldDefault(f);
+    }
+    return { ...out, kind: kind.kind };
+  }
+
+  function analysis(): Analysis {
+    return {
+      fft: settings.s.fft,
+      overlap: settings.s.overlap,
+      window: settings.s.window,
+      averaging: settings.s.averaging,
+      columns: Math.max(1, Math.min(16384, columns.value || 2048)),
+    };
+  }
+
+  function message(e: unknown): string {
+    return e instanceof Error ? e.message : String(e);
+  }
+
+  function setInfo(next: LiveInfo | null): void {
+    info.value = next;
+    hooks.info = next;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Requests
+
+  async function start(): Promise<void> {
+    const kind = selectedKind.value;
+    if (!kind) {
+      sourceState.value = 'error';
+      sourceMessage.value = 'the engine offers no source';
+      return;
+    }
+    if (kind.unavailable) {
+      sourceState.value = 'error';
+      sourceMessage.value = `${kind.label} cannot be used here: ${kind.unavailable}`;
+      return;
+    }
+    sourceState.value = 'starting';
+    sourceMessage.value = '';
+    try {
+      const result = await connection.request('start', { source: sourceParams(kind), analysis: analysis() });
+      setInfo(result);
+      // A source event may already have said it ended or failed.
+      if (sourceState.value === 'starting') sourceState.value = 'running';
+    } catch (e) {
+      setInfo(null);
+      sourceState.value = 'error';
+      sourceMessage.value = message(e);
+    }
+  }
+
+  async function stop(): Promise<void> {
+    try {
+      await connection.request('stop', {});
+    } catch (e) {
+      lastError.value = message(e);
+    }
+    sourceState.value = 'stopped';
+  }
+
+  /** Changes analysis settings: saved, then sent to a running session (restored if the engine refuses). */
+  async function setAnalysis(change: Partial<AnalysisSettings>): Promise<void> {
+    const before: Partial<AnalysisSettings> = {};
+    for (const k of Object.keys(change) as Array<keyof AnalysisSettings>) {
+      (before as Record<string, unknown>)[k] = settings.s[k];
+    }
+    Object.assign(settings.s, change);
+    if (!running.value || !info.value) return;
+    try {
+      setInfo(await connection.request('configure', { analysis: change }));
+      lastError.value = '';
+    } catch (e) {
+      Object.assign(settings.s, before);
+      lastError.value = message(e);
+    }
+  }
+
+  async function setColumns(n: number): Promise<void> {
+    n = Math.max(1, Math.min(16384, Math.round(n)));
+    if (n === columns.value) return;
+    columns.value = n;
+    if (!running.value || !info.value) return;
+    try {
+      setInfo(await connection.request('configure', { analysis: { columns: n } }));
+    } catch (e) {
+      lastError.value = message(e);
+    }
+  }
+
+  async function resetPeak(): Promise<void> {
+    try {
+      await connection.request('resetPeak', {});
+    } catch (e) {
+      lastError.value = message(e);
+    }
+  }
+
+  async function listDevices(kind: string): Promise<AudioDevice[]> {
+    const result = await connection.request('listDevices', { kind });
+    devices.value = { ...devices.value, [kind]: result.devices };
+    return result.devices;
+  }
+
+  function setPaused(p: boolean): void {
+    paused.value = p;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rows
+
+  function ack(m: RowsMessage): void {
+    try {
+      connection.connection().ack(m.session, m.seq);
+    } catch {
+      // No connection: nothing to acknowledge to.
+    }
+  }
+
+  function updateTraces(m: RowsMessage): void {
+    const w = m.width;
+    if (traces.width !== w) {
+      traces.width = w;
+      traces.current = new Float32Array(w);
+      traces.average = new Float32Array(w);
+      traces.peak = new Float32Array(w);
+    }
+    const cur = traces.current;
+    const last = (m.count - 1) * w;
+    if (m.count > 0) for (let c = 0; c < w; c++) cur[c] = m.rows[last + c];
+    traces.hasAverage = !!m.average;
+    traces.hasPeak = !!m.peak;
+    if (m.average) traces.average.set(m.average);
+    if (m.peak) traces.peak.set(m.peak);
+    traces.version++;
+  }
+
+  /** Handles one rows message from the engine (also called directly by tests). */
+  function receiveRows(m: RowsMessage): void {
+    hooks.rowsReceived += m.count;
+    const current = info.value;
+    if (!current || m.session !== current.session || m.width !== current.width || paused.value) {
+      // Another session, a width the session no longer has, or frozen: consumed without drawing.
+      hooks.rowsDiscarded += m.count;
+      ack(m);
+      return;
+    }
+    updateTraces(m);
+    try {
+      sink?.(m);
+    } finally {
+      ack(m);
+    }
+  }
+
+  /** The waterfall registers where rows go while it is mounted; returns the unregister function. */
+  function setSink(fn: (m: RowsMessage) => void): () => void {
+    sink = fn;
+    return () => {
+      if (sink === fn) sink = null;
+    };
+  }
+
+  function receiveSourceEvent(e: SourceEvent): void {
+    if (info.value && e.session !== info.value.session) return;
+    if (e.state === 'running') {
+      sourceState.value = 'running';
+      sourceMessage.value = '';
+    } else {
+      sourceState.value = e.state;
+      sourceMessage.value = e.message ?? (e.state === 'ended' ? 'the source ended' : 'the source failed');
+    }
+  }
+
+  // Wire the connection's rows and source events, and start (again) after each hello.
+  let unsubscribe: Array<() => void> = [];
+  function bind(): void {
+    for (const u of unsubscribe) u();
+    unsubscribe = [];
+    let c;
+    try {
+      c = connection.connection();
+    } catch {
+      return;
+    }
+    unsubscribe.push(c.onRows(receiveRows));
+    unsubscribe.push(c.on('source', receiveSourceEvent));
+  }
+
+  /** Whether to start on (re)connection: always at first, and again if it was running when the link fell. */
+  let wantRunning = true;
+  watch(sourceState, (s) => {
+    if (s === 'stopped') wantRunning = false;
+    else if (s === 'running' || s === 'starting') wantRunning = true;
+  });
+  watch(
+    () => connection.epoch,
+    () => {
+      bind();
+      setInfo(null);
+      if (wantRunning) void start();
+    },
+  );
+
+  return {
+    info,
+    sourceState,
+    sourceMessage,
+    lastError,
+    paused,
+    columns,
+    devices,
+    running,
+    traces,
+    selectedKind,
+    sourceParams,
+    analysis,
+    start,
+    stop,
+    setAnalysis,
+    setColumns,
+    resetPeak,
+    listDevices,
+    setPaused,
+    receiveRows,
+    receiveSourceEvent,
+    setSink,
+    bind,
+  };
+});

@@ -1,0 +1,221 @@
+// The desktop app's build (electron-vite), checked without an Electron binary: every entry is where the
+// main process looks for it, the preload is one sandbox-safe CommonJS file, and the bundled engine runs in
+// plain Node with the CPU backend's worker pool and the audio worker found beside it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root } from '../support/cli.js';
+
+// Inside the project (out/ is ignored by git) so the bundle resolves node_modules as the real one does.
+const out = join(root, 'out', `.test-build-${process.pid}`);
+let build: ReturnType<typeof spawnSync>;
+
+beforeAll(() => {
+  mkdirSync(out, { recursive: true });
+  const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
+  build = spawnSync(process.execPath, [bin, 'build', '--outDir', out, '--logLevel', 'error'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120000,
+  });
+}, 130000);
+afterAll(() => (process.env.KEEP_BUILD ? undefined : rmSync(out, { recursive: true, force: true })));
+
+describe('electron-vite build', () => {
+  it('builds the main process, its workers, the preload and the renderer', () => {
+    expect(build.stderr).toBe('');
+    expect(build.status).toBe(0);
+    for (const f of [
+      'main/index.js',
+      'main/engine.js',
+      'main/worker.js',
+      'main/mic-worker.js',
+      'preload/index.cjs',
+      'renderer/index.html',
+    ]) {
+      expect(existsSync(join(out, f)), f).toBe(true);
+    }
+    const main = readFileSync(join(out, 'main/index.js'), 'utf8');
+    expect(main).toMatch(/from "electron"/);
+    expect(main).toMatch(/from "\.\/engine\.js"/);
+    expect(main).toContain('./worker.js');
+    expect(main).toContain('./mic-worker.js');
+    // audify is a native addon: loaded at run time from node_modules, never bundled.
+    expect(readFileSync(join(out, 'main/mic-worker.js'), 'utf8')).not.toContain('RtAudioWrap');
+  });
+
+  it('makes a preload that a sandboxed renderer can run: CommonJS, requiring only electron', () => {
+    const preload = readFileSync(join(out, 'preload/index.cjs'), 'utf8');
+    const requires = [...preload.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+    expect(requires).toEqual(['electron']);
+    expect(preload).not.toMatch(/^\s*import\s/m);
+    expect(preload).not.toMatch(/^\s*export\s/m);
+    expect(preload).toContain('exposeInMainWorld("phasor"');
+    expect(preload).not.toMatch(/exposeInMainWorld\([^)]*ipcRenderer/);
+  });
+
+  it('runs the bundled engine in plain Node: worker pool, a live session, the audio worker', () => {
+    const engineUrl = pathToFileURL(join(out, 'main/engine.js')).href;
+    const workerUrl = pathToFileURL(join(out, 'main/worker.js')).href;
+    const script = `
+      const { Engine, createEngineConnection } = await import(${JSON.stringify(engineUrl)});
+      const engine = new Engine({ cpuWorkerUrl: new URL(${JSON.stringify(workerUrl)}) });
+      const backend = await engine.backend();
+      // Large enough to go to the worker threads: 256 transforms of 4096 points of a unit impulse.
+      const n = 4096, batch = 256, x = new Float32Array(2 * n * batch);
+      for (let b = 0; b < batch; b++) x[2 * n * b] = 1;
+      const X = await backend.fft(x, n);
+      let fftOk = true;
+      for (let i = 0; i < X.length; i += 2) if (X[i] !== 1 || X[i + 1] !== 0) { fftOk = false; break; }
+      let rows = 0; const replies = [];
+      const conn = createEngineConnection((m) => {
+        if (m instanceof ArrayBuffer) rows++; else if (m.type === 'reply') replies.push(m);
+      }, { engine });
+      conn.receive(JSON.stringify({ type: 'request', id: 1, method: 'hello', params: {} }));
+      conn.receive(JSON.stringify({ type: 'request', id: 2, method: 'start', params: { source: { kind: 'generator' }, analysis: { fft: 1024, overlap: 0.5, window: 'hann', averaging: 0.1, columns: 256 } } }));
+      const t0 = Date.now();
+      while (rows < 3 && Date.now() - t0 < 10000) await new Promise((r) => setTimeout(r, 10));
+      conn.close();
+      await engine.dispose();
+      const hello = replies.find((r) => r.id === 1);
+      const mic = hello.result.sources.find((s) => s.kind === 'mic');
+      process.stdout.write(JSON.stringify({ fftOk, device: backend.device, rows, micUnavailable: mic.unavailable ?? null, started: replies.find((r) => r.id === 2)?.ok }));
+      process.exit(0);
+    `;
+    // A file, not --eval: worker threads inherit the parent's execArgv, and --input-type breaks them.
+    const file = join(out, 'check.mjs');
+    writeFileSync(file, script);
+    const r = spawnSync(process.execPath, [file], { cwd: root, encoding: 'utf8', timeout: 60000 });
+    expect(r.stderr).toBe('');
+    const result = JSON.parse(r.stdout) as {
+      fftOk: boolean;
+      device: string;
+      rows: number;
+      micUnavailable: string | null;
+      started: boolean;
+    };
+    expect(result.fftOk).toBe(true);
+    expect(result.device).toMatch(/worker thread/);
+    expect(result.started).toBe(true);
+    expect(result.rows).toBeGreaterThanOrEqual(3);
+    // The audio worker was found beside the bundle and loaded audify from node_modules.
+    expect(result.micUnavailable).toBeNull();
+  });
+
+  it('runs the built main process against a stand-in for Electron: window, page, IPC, permissions, quit', () => {
+    const userData = join(out, 'user-data');
+    mkdirSync(userData, { recursive: true });
+    const script = `
+      import { existsSync, readFileSync } from 'node:fs';
+      await import('electron');
+      const fake = globalThis.__fakeElectron;
+      fake.userData = ${JSON.stringify(userData)};
+      await import(${JSON.stringify(pathToFileURL(join(out, 'main/index.js')).href)});
+      await new Promise((r) => setTimeout(r, 50));
+      const wait = async (check) => { const t = Date.now(); while (!check() && Date.now() - t < 10000) await new Promise((r) => setTimeout(r, 10)); };
+      const res = {};
+      const win = fake.windows[0];
+      res.windows = fake.windows.length;
+      res.webPreferences = win.options.webPreferences;
+      res.preloadExists = existsSync(win.options.webPreferences.preload);
+      res.url = win.url;
+      res.privileged = fake.privileged;
+      const serve = fake.protocols.get('phasor');
+      const page = await serve({ url: 'phasor://app/index.html' });
+      res.page = { status: page.status, csp: page.headers.get('content-security-policy'), type: page.headers.get('content-type'),
+        same: (await page.text()) === readFileSync(${JSON.stringify(join(out, 'renderer/index.html'))}, 'utf8') };
+      res.traversal = (await serve({ url: 'phasor://app/%2e%2e/%2e%2e/package.json' })).status;
+      res.otherHost = (await serve({ url: 'phasor://elsewhere/index.html' })).status;
+      const connect = fake.ipc.get('phasor:connect');
+      const frame = { url: 'phasor://app/index.html', parent: null };
+      res.stranger = connect({ sender: { id: 999 }, senderFrame: frame }, { protocol: 1 });
+      res.foreignPage = connect({ sender: win.webContents, senderFrame: { url: 'https://example.com/', parent: null } }, { protocol: 1 });
+      res.badPayload = connect({ sender: win.webContents, senderFrame: frame }, 'hello');
+      res.connect = connect({ sender: win.webContents, senderFrame: frame }, { protocol: 1 });
+      const sent = win.webContents.sent;
+      res.portChannel = sent.map((s) => s.channel);
+      const port = sent[0].transfer[0];
+      port.postMessage({ type: 'request', id: 1, method: 'hello', params: {} });
+      port.postMessage({ type: 'request', id: 2, method: 'listDevices', params: { kind: 7 } });
+      port.postMessage('garbage');
+      await wait(() => port.received.filter((m) => m.type === 'reply').length >= 3);
+      const replies = port.received.filter((m) => m.type === 'reply');
+      const hello = replies.find((m) => m.id === 1);
+      res.hello = { ok: hello.ok, sources: hello.result.sources.map((s) => s.kind), webgpu: hello.result.backends.find((b) => b.name === 'webgpu') };
+      res.errors = replies.filter((m) => !m.ok).map((m) => [m.id, m.error.code]);
+      res.permissions = {
+        media: await new Promise((r) => fake.permissionRequest(null, 'media', r)),
+        geolocation: await new Promise((r) => fake.permissionRequest(null, 'geolocation', r)),
+        clipboard: await new Promise((r) => fake.permissionRequest(null, 'clipboard-sanitized-write', r)),
+        check: fake.permissionCheck(null, 'notifications'),
+      };
+      res.windowOpen = win.webContents.windowOpenHandler({ url: 'https://example.com/docs' });
+      res.opened = fake.opened;
+      let prevented = false;
+      let navPrevented = false;
+      for (const fn of win.webContents.listeners.get('will-navigate') ?? []) fn({ url: 'https://evil.example/', preventDefault: () => (navPrevented = true) });
+      res.navigationBlocked = navPrevented;
+      win.emit('close');
+      res.stateSaved = existsSync(${JSON.stringify(join(userData, 'window-state.json'))});
+      for (const fn of fake.appEvents.get('will-quit') ?? []) fn({ preventDefault: () => (prevented = true) });
+      await wait(() => fake.quits > 0);
+      res.quit = { prevented, quits: fake.quits };
+      process.stdout.write(JSON.stringify(res));
+      process.exit(0);
+    `;
+    const file = join(out, 'main-check.mjs');
+    writeFileSync(file, script);
+    const register = pathToFileURL(join(root, 'test/host/fake-electron/register.mjs')).href;
+    const r = spawnSync(process.execPath, ['--import', register, file], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60000,
+    });
+    expect(r.stderr).toBe('');
+    const res = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(res.windows).toBe(1);
+    expect(res.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+    });
+    expect(res.preloadExists).toBe(true);
+    expect(res.url).toBe('phasor://app/index.html');
+    expect(res.privileged).toEqual([
+      expect.objectContaining({
+        scheme: 'phasor',
+        privileges: expect.objectContaining({ standard: true, secure: true }),
+      }),
+    ]);
+    expect(res.page).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', same: true });
+    expect(String((res.page as { csp: string }).csp)).toContain("script-src 'self';");
+    expect(res.traversal).toBe(404);
+    expect(res.otherHost).toBe(404);
+    expect(res.stranger).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(res.foreignPage).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(res.badPayload).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+    expect(res.connect).toEqual({ ok: true, protocol: 1 });
+    expect(res.portChannel).toEqual(['phasor:port']);
+    expect(res.hello).toMatchObject({
+      ok: true,
+      sources: ['generator', 'mic', 'file'],
+      webgpu: { available: false, reason: expect.stringContaining('main process') },
+    });
+    expect(res.errors).toEqual([
+      [2, 'bad-request'],
+      [-1, 'bad-request'],
+    ]);
+    expect(res.permissions).toEqual({ media: false, geolocation: false, clipboard: true, check: false });
+    expect(res.windowOpen).toEqual({ action: 'deny' });
+    expect(res.opened).toEqual(['https://example.com/docs']);
+    expect(res.navigationBlocked).toBe(true);
+    expect(res.stateSaved).toBe(true);
+    expect(res.quit).toEqual({ prevented: true, quits: 1 });
+  });
+});

@@ -1,0 +1,69 @@
+// The preload with a stand-in for Electron's renderer modules: it exposes exactly the PhasorBridge, asks
+// for the port with the protocol version, queues what the page sends before the port arrives, and
+// delivers what comes through the port to every listener until it unsubscribes.
+import { describe, expect, it, vi } from 'vitest';
+import type { PhasorBridge } from '../../electron/engine/protocol/bridge.js';
+
+const exposed = new Map<string, unknown>();
+const invoked: Array<[string, unknown]> = [];
+const handlers = new Map<string, (event: unknown) => void>();
+
+vi.mock('electron', () => ({
+  contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
+  ipcRenderer: {
+    on: (channel: string, fn: (event: unknown) => void) => handlers.set(channel, fn),
+    invoke: (channel: string, payload: unknown) => {
+      invoked.push([channel, payload]);
+      return Promise.resolve({ ok: true, protocol: 1 });
+    },
+  },
+}));
+
+class FakePort {
+  readonly sent: unknown[] = [];
+  onmessage: ((e: { data: unknown }) => void) | null = null;
+  started = false;
+  postMessage(m: unknown): void {
+    this.sent.push(m);
+  }
+  start(): void {
+    this.started = true;
+  }
+}
+
+describe('preload', () => {
+  it('exposes exactly send and onMessage, and carries messages over the port it is given', async () => {
+    await import('../../electron/preload/index.js');
+    expect([...exposed.keys()]).toEqual(['phasor']);
+    const bridge = exposed.get('phasor') as PhasorBridge;
+    expect(Object.keys(bridge).sort()).toEqual(['onMessage', 'send']);
+    expect(invoked).toEqual([['phasor:connect', { protocol: 1 }]]);
+
+    // Sent before the port arrives: kept, then flushed in order.
+    bridge.send({ type: 'request', id: 1, method: 'hello', params: {} });
+    bridge.send({ type: 'ack', session: 1, seq: 0 });
+    const got: unknown[] = [];
+    const other: unknown[] = [];
+    const stop = bridge.onMessage((m) => got.push(m));
+    bridge.onMessage((m) => other.push(m));
+    const port = new FakePort();
+    handlers.get('phasor:port')!({ ports: [port] });
+    expect(port.started).toBe(true);
+    expect(port.sent).toEqual([
+      { type: 'request', id: 1, method: 'hello', params: {} },
+      { type: 'ack', session: 1, seq: 0 },
+    ]);
+    bridge.send({ type: 'request', id: 2, method: 'stop', params: {} });
+    expect(port.sent).toHaveLength(3);
+
+    const rows = new ArrayBuffer(16);
+    port.onmessage!({ data: { type: 'reply', id: 1, ok: true, result: {} } });
+    port.onmessage!({ data: rows });
+    expect(got).toEqual([{ type: 'reply', id: 1, ok: true, result: {} }, rows]);
+    stop();
+    port.onmessage!({ data: { type: 'event', event: 'status', data: {} } });
+    expect(got).toHaveLength(2);
+    expect(other).toHaveLength(3);
+    expect(() => bridge.onMessage('not a function' as never)).toThrow(/function/);
+  });
+});
