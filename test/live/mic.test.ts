@@ -5,10 +5,8 @@
 // The daemon is the test's own (its own runtime folder and socket, PULSE_SERVER for every client), so a
 // desktop's sound server is left alone and no fallback device hides the removal. Needs the Debian packages
 // pulseaudio and pulseaudio-utils, and audify: without them this test fails, it does not skip.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineConnection } from '../../electron/engine/live/connection.js';
 import { Engine } from '../../electron/engine/live/engine.js';
@@ -20,6 +18,7 @@ import {
 import { decodeRows, type RowsMessage } from '../../electron/engine/protocol/rows-codec.js';
 import { shutdownAudio } from '../../electron/engine/sources/mic.js';
 import { runCli } from '../support/cli.js';
+import { startPulse, type PrivatePulse } from '../support/pulse.js';
 import { writeTestWav } from '../support/wav.js';
 import { until } from './helpers.js';
 
@@ -29,57 +28,23 @@ const AMPLITUDE = 0.25; // −12.04 dBFS
 const LEVEL = 20 * Math.log10(AMPLITUDE);
 const SINK = 'phasor_test';
 
-const dir = mkdtempSync(join(tmpdir(), 'phasor-pulse-'));
-const env: NodeJS.ProcessEnv = { PULSE_SERVER: `unix:${join(dir, 'native')}`, PULSE_RUNTIME_PATH: dir };
-let daemon: ChildProcess | null = null;
+let pulse: PrivatePulse;
 let player: ChildProcess | null = null;
-let daemonLog = '';
-
-function onPath(name: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, name)));
-}
+let env: NodeJS.ProcessEnv = {};
 
 function pactl(...args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync('pactl', args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
-  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+  return pulse.pactl(...args);
 }
 
 beforeAll(async () => {
-  const missing = ['pulseaudio', 'pactl', 'paplay'].filter((n) => !onPath(n));
-  if (missing.length > 0) {
-    throw new Error(
-      `the microphone test needs ${missing.join(', ')}: apt-get install -y pulseaudio pulseaudio-utils`,
-    );
-  }
-  // -n: no default configuration; just a socket and one null sink (its monitor is the only source).
-  daemon = spawn(
-    'pulseaudio',
-    [
-      '-n',
-      '--daemonize=no',
-      '--exit-idle-time=-1',
-      '--system=false',
-      '--disallow-exit',
-      '--log-target=stderr',
-      `--load=module-native-protocol-unix auth-anonymous=1 socket=${join(dir, 'native')}`,
-      `--load=module-null-sink sink_name=${SINK} rate=${FS} sink_properties=device.description=PhasorTest`,
-    ],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  daemon.stderr?.on('data', (d: Buffer) => (daemonLog += d.toString()));
-  await until(
-    () => pactl('info').ok,
-    15000,
-    `PulseAudio to start (${daemonLog.trim().split('\n').pop() ?? ''})`,
-  );
-  expect(pactl('set-default-source', `${SINK}.monitor`).ok).toBe(true);
-
-  const wav = join(dir, 'tone.wav');
+  pulse = await startPulse(SINK, FS);
+  env = pulse.env;
+  const wav = join(pulse.dir, 'tone.wav');
   const n = 30 * FS;
   const x = new Float64Array(n);
   for (let i = 0; i < n; i++) x[i] = AMPLITUDE * Math.sin((2 * Math.PI * TONE * i) / FS);
   writeTestWav(wav, x, FS, 1, 'pcm16');
-  player = spawn('paplay', [`--device=${SINK}`, wav], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  player = pulse.play(wav);
   // The sink wakes up and the tone reaches its monitor.
   await new Promise((r) => setTimeout(r, 1000));
   // The in-process engine's audio worker inherits the environment when it starts.
@@ -88,10 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await shutdownAudio();
-  player?.kill('SIGTERM');
-  daemon?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 100));
-  rmSync(dir, { recursive: true, force: true });
+  await pulse?.stop();
 });
 
 describe('microphone capture through PulseAudio [real device path]', () => {

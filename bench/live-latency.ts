@@ -1,0 +1,126 @@
+// Sample-to-pixel latency of the live view and the waterfall's frame rate, through the real paths: a tone
+// played into a PulseAudio null sink, captured by the engine (audify), rows over the WebSocket of
+// `phasor serve`, drawn by the renderer in Chromium (playwright-core).
+//
+//   npx tsx bench/live-latency.ts [--seconds 15] [--width 2400 --height 1000 --dpr 2] [--chromium PATH] [--gpu]
+//
+// Phase 1: microphone at 48 kHz, FFT 2048, 75 % overlap: latency = draw call time − capture time of the
+// newest sample of the rows drawn (window.__phasor.latency), p50/p99/max.
+// Phase 2: FFT 8192 (4097 bins) on a plot at least 4096 device pixels wide, so the waterfall shows 4096
+// columns: frames per second and main-thread ms per frame.
+// Headless Chromium renders WebGL with SwiftShader (software) unless --gpu is given: say which in the notes.
+
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, startServe } from '../test/e2e/support.js';
+import { startPulse } from '../test/support/pulse.js';
+import { writeTestWav } from '../test/support/wav.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '15' },
+    chromium: { type: 'string', default: '/usr/bin/chromium' },
+    gpu: { type: 'boolean', default: false },
+    width: { type: 'string', default: '2400' },
+    height: { type: 'string', default: '1000' },
+    dpr: { type: 'string', default: '2' },
+  },
+});
+const seconds = Number(values.seconds);
+const FS = 48000;
+
+const pulse = await startPulse('phasor_bench', FS);
+const wav = join(pulse.dir, 'tone.wav');
+const n = (4 * seconds + 30) * FS;
+writeTestWav(
+  wav,
+  Float64Array.from({ length: n }, (_, i) => 0.25 * Math.sin((2 * Math.PI * 1000 * i) / FS)),
+  FS,
+  1,
+);
+pulse.play(wav);
+Object.assign(process.env, pulse.env); // the server's audio worker talks to this daemon
+
+const server = await startServe();
+const browser = await chromium.launch({
+  executablePath: values.chromium,
+  headless: true,
+  args: [...CHROMIUM_ARGS, ...(values.gpu ? ['--enable-gpu', '--ignore-gpu-blocklist'] : [])],
+});
+try {
+  const page = await browser.newPage({
+    viewport: { width: Number(values.width), height: Number(values.height) },
+    deviceScaleFactor: Number(values.dpr),
+    bypassCSP: true, // waitForFunction evaluates its predicate as a string
+  });
+  await page.goto(server.url);
+  await page.waitForFunction('window.__phasor && window.__phasor.info !== null', undefined, {
+    timeout: 30000,
+  });
+  const renderer = await page.evaluate(() => {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    const ext = gl?.getExtension('WEBGL_debug_renderer_info');
+    return ext ? String(gl!.getParameter(ext.UNMASKED_RENDERER_WEBGL)) : 'unknown';
+  });
+
+  const phase = async (fft: number) => {
+    const input = page.locator('[data-test="fft-size"]');
+    await input.fill(String(fft));
+    await input.press('Enter');
+    await page.waitForFunction(`window.__phasor.info && window.__phasor.info.fft === ${fft}`, undefined, {
+      timeout: 15000,
+    });
+    await page.waitForTimeout(2000); // settle
+    await page.evaluate(() => window.__phasor!.reset());
+    await page.waitForTimeout(seconds * 1000);
+    return page.evaluate(() => {
+      const h = window.__phasor!;
+      const ft = Array.from(h.frameTime.values()).sort((a, b) => a - b);
+      return {
+        info: h.info,
+        latency: h.latencyStats(),
+        framesDrawn: h.framesDrawn,
+        rowsDrawn: h.rowsDrawn,
+        frameMsP50: ft[Math.floor(ft.length / 2)] ?? NaN,
+        frameMsP99: ft[Math.floor(ft.length * 0.99)] ?? NaN,
+      };
+    });
+  };
+
+  await page.selectOption('#source-kind', 'mic');
+  await page.waitForFunction(
+    () => {
+      const r = window.__phasor!.requests.filter((x) => x.method === 'start').at(-1);
+      return !!r && r.ok === true && (r.params as { source: { kind: string } }).source.kind === 'mic';
+    },
+    undefined,
+    { timeout: 15000 },
+  );
+  const mic = await phase(2048);
+  const wide = await phase(8192);
+  const status = await page
+    .locator('[data-test="status-bar"]')
+    .innerText()
+    .catch(() => '');
+
+  const fps = (r: { framesDrawn: number }) => r.framesDrawn / seconds;
+  console.log(`live view, ${new Date().toISOString()}, WebGL renderer: ${renderer}`);
+  console.log(`window ${values.width}×${values.height} CSS px at devicePixelRatio ${values.dpr}`);
+  console.log(`phase                         width  rows/s  p50 ms  p99 ms  max ms   fps  frame ms p50/p99`);
+  for (const [name, r] of [
+    ['mic 48 kHz, FFT 2048, 75 %', mic],
+    ['mic 48 kHz, FFT 8192, 75 %', wide],
+  ] as const) {
+    console.log(
+      `${name.padEnd(28)}  ${String(r.info?.width).padStart(5)}  ${(r.rowsDrawn / seconds).toFixed(1).padStart(6)}  ` +
+        `${r.latency.p50.toFixed(1).padStart(6)}  ${r.latency.p99.toFixed(1).padStart(6)}  ${r.latency.max.toFixed(1).padStart(6)}  ` +
+        `${fps(r).toFixed(1).padStart(4)}  ${r.frameMsP50.toFixed(2)}/${r.frameMsP99.toFixed(2)}`,
+    );
+  }
+  if (status) console.log(`status bar: ${status.replace(/\s+/g, ' ')}`);
+} finally {
+  await browser.close();
+  await server.stop();
+  await pulse.stop();
+}
