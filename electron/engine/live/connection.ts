@@ -190,6 +190,8 @@ class Connection implements EngineConnection {
       case 'resetPeak':
         this.#session?.resetPeak();
         return {};
+      default:
+        throw new PhasorError('invalid-argument', `${method} is not available in this version of the engine`);
     }
   }
 

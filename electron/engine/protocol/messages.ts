@@ -112,6 +112,153 @@ export interface LiveInfo {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Offline work (issue 5): files, filters, correlation, benchmarks.
+//
+// A long request (fileSpectrogram, applyFilter, correlate, runBench) answers when it is done and sends
+// `progress` events carrying its request id meanwhile; `cancel` with that id stops it, and it then answers
+// with an error of code 'cancelled' (leaving no partial output file). Results that carry many floats come
+// as a binary reply (rows-codec.ts: encodeBinaryReply) whose JSON part is the result below and whose float32
+// payload is the `data` named there.
+
+const fileId = z.number().int().min(0);
+const frame = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const hz = z.number().min(-1e12).max(1e12);
+
+export const filterKindSchema = z.enum(['lowpass', 'highpass', 'bandpass', 'bandstop']);
+export type FilterKind = z.infer<typeof filterKindSchema>;
+
+export interface Annotation {
+  /** First frame (SigMF core:sample_start). */
+  start: number;
+  count?: number;
+  freqLower?: number;
+  freqUpper?: number;
+  label?: string;
+  comment?: string;
+}
+
+export interface FileInfo {
+  /** Handle for later requests on this connection. */
+  file: number;
+  path: string;
+  name: string;
+  container: string;
+  encoding: string;
+  sampleRate: number;
+  channels: number;
+  complex: boolean;
+  /** Frames present. */
+  samples: number;
+  duration: number;
+  centerFrequency?: number;
+  /** Frames the header promised, when the file is truncated. */
+  promisedSamples?: number;
+  bytes: number;
+  annotations: Annotation[];
+  /** Non-fatal problems found when opening (e.g. truncated). */
+  warnings: string[];
+}
+
+export interface DirectoryEntry {
+  name: string;
+  path: string;
+  kind: 'file' | 'directory';
+  size?: number;
+  /** A file Phasor can open by its name (WAV, SigMF, raw I/Q extensions). */
+  openable: boolean;
+}
+
+export interface DirectoryListing {
+  path: string;
+  parent?: string;
+  entries: DirectoryEntry[];
+}
+
+/** JSON part of a fileSpectrogram binary reply; data = height × width dB levels, row 0 = highest frequency. */
+export interface FileSpectrogramResult {
+  width: number;
+  height: number;
+  /** Frames computed and the frame range they cover. */
+  frames: number;
+  start: number;
+  end: number;
+  fft: number;
+  hop: number;
+  /** Frequency range of the image, bottom to top (Hz, absolute for I/Q with a known centre). */
+  frequencyRange: [number, number];
+}
+
+export interface FilterResponse {
+  frequencies: number[];
+  magnitudeDb: number[];
+  phase: number[];
+  /** Samples. */
+  groupDelay: number[];
+}
+
+export interface FilterDesignResult {
+  taps: number[];
+  numtaps: number;
+  /** Kaiser beta when the design came from ripple + width (kaiserord). */
+  beta?: number;
+  window: string;
+  response: FilterResponse;
+}
+
+export interface ApplyFilterResult {
+  output: string;
+  frames: number;
+  clipped: number;
+  encoding: string;
+  numtaps: number;
+  method: string;
+  backend: string;
+  seconds: number;
+}
+
+/** JSON part of a correlate binary reply; data = `points` scores, each the max over `bucket` lags. */
+export interface CorrelateResult {
+  peaks: Array<{ lag: number; time: number; score: number }>;
+  lags: number;
+  templateLength: number;
+  sampleRate: number;
+  points: number;
+  bucket: number;
+}
+
+/** JSON part of a readSamples binary reply; data = interleaved float32 frames of the channel (or all). */
+export interface SamplesResult {
+  start: number;
+  frames: number;
+  channels: number;
+  sampleRate: number;
+  complex: boolean;
+}
+
+export interface BackendDetails extends BackendState {
+  details?: Record<string, string | number>;
+}
+
+export interface BenchRowInfo {
+  backend: string;
+  op: string;
+  size: number;
+  batch: number;
+  samples: number;
+  medianMs: number;
+  samplesPerSecond: number;
+  gflops?: number;
+  relError: number;
+  vsCpu?: number;
+}
+
+export interface BenchResult {
+  machine: { date: string; cpu: string; threads: number; node: string; platform: string };
+  backends: BackendDetails[];
+  rows: BenchRowInfo[];
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Requests
 
 export const requestSchemas = {
@@ -121,6 +268,94 @@ export const requestSchemas = {
   configure: z.object({ analysis: analysisSchema.partial() }),
   stop: z.object({}),
   resetPeak: z.object({}),
+
+  openFile: z.object({
+    path: z.string().min(1).max(4096),
+    format: z.string().min(1).max(16).optional(),
+    rate: z.number().positive().max(1e11).optional(),
+    center: hz.optional(),
+    iq: z.boolean().optional(),
+  }),
+  closeFile: z.object({ file: fileId }),
+  /** Server-side file browser (web mode has no native dialog). Default: the user's home folder. */
+  listDirectory: z.object({ path: z.string().min(1).max(4096).optional() }),
+  fileSpectrogram: z.object({
+    file: fileId,
+    start: frame.default(0),
+    /** One past the last frame; default the end of the file. */
+    end: frame.optional(),
+    /** Frequency band to show (Hz, absolute for I/Q with a centre); default all. */
+    fLow: hz.optional(),
+    fHigh: hz.optional(),
+    /** Frame length; default chosen from the band and the height. */
+    fft: z
+      .number()
+      .int()
+      .min(16)
+      .max(1 << 20)
+      .optional(),
+    overlap: z.number().min(0).max(0.95).default(0.5),
+    window: z.string().min(1).max(32).default('hann'),
+    width: z.number().int().min(1).max(8192),
+    height: z.number().int().min(1).max(4096),
+    channel: z.number().int().min(0).max(1023).default(0),
+  }),
+  readSamples: z.object({
+    file: fileId,
+    start: frame,
+    end: frame,
+    /** One channel, or all interleaved when absent. */
+    channel: z.number().int().min(0).max(1023).optional(),
+  }),
+  designFilter: z.object({
+    kind: filterKindSchema,
+    /** Hz: one edge for low/high-pass, [low, high] for band-pass/stop. */
+    cutoff: z.union([z.number().positive(), z.tuple([z.number().positive(), z.number().positive()])]),
+    fs: z.number().positive().max(1e11),
+    /** numtaps + window, or ripple + width (Kaiser design like scipy.signal.kaiserord). */
+    numtaps: z.number().int().min(1).max(65535).optional(),
+    window: z.string().min(1).max(32).optional(),
+    ripple: z.number().positive().max(300).optional(),
+    width: z.number().positive().optional(),
+    points: z.number().int().min(16).max(16384).default(1024),
+  }),
+  applyFilter: z.object({
+    file: fileId,
+    output: z.string().min(1).max(4096),
+    taps: z.array(z.number()).min(1).max(65535),
+    causal: z.boolean().default(false),
+    encoding: z.string().min(1).max(16).optional(),
+  }),
+  correlate: z.object({
+    signal: fileId,
+    template: z.object({ file: fileId, start: frame.optional(), end: frame.optional() }),
+    top: z.number().int().min(1).max(100).default(5),
+    channel: z.number().int().min(0).max(1023).default(0),
+    points: z.number().int().min(16).max(65536).default(4096),
+  }),
+  listBackends: z.object({}),
+  runBench: z.object({
+    backends: z.array(z.string().min(1).max(32)).min(1).max(8),
+    ops: z.array(z.enum(['fft', 'rfft', 'spectrogram', 'fir', 'correlate'])).min(1),
+    sizes: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(1 << 24),
+      )
+      .max(64)
+      .optional(),
+    samples: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1 << 26)
+      .optional(),
+    repeats: z.number().int().min(1).max(50).optional(),
+  }),
+  cancel: z.object({ request: z.number().int().min(0) }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -132,6 +367,17 @@ export interface MethodResults {
   configure: LiveInfo;
   stop: Record<string, never>;
   resetPeak: Record<string, never>;
+  openFile: FileInfo;
+  closeFile: Record<string, never>;
+  listDirectory: DirectoryListing;
+  fileSpectrogram: FileSpectrogramResult & { data: Float32Array };
+  readSamples: SamplesResult & { data: Float32Array };
+  designFilter: FilterDesignResult;
+  applyFilter: ApplyFilterResult;
+  correlate: CorrelateResult & { data: Float32Array };
+  listBackends: { backends: BackendDetails[] };
+  runBench: BenchResult;
+  cancel: { cancelled: boolean };
 }
 
 export type MethodParams = { [M in Method]: z.input<(typeof requestSchemas)[M]> };
@@ -186,9 +432,21 @@ export interface SourceEvent {
   message?: string;
 }
 
+/** Progress of a long request (fileSpectrogram, applyFilter, correlate, runBench). */
+export interface ProgressEvent {
+  /** The request's id. */
+  request: number;
+  done: number;
+  total?: number;
+  unit: 'frames' | 'rows';
+  /** A benchmark row just measured (runBench). */
+  row?: BenchRowInfo;
+}
+
 export interface EventMap {
   status: StatusEvent;
   source: SourceEvent;
+  progress: ProgressEvent;
 }
 
 export type EventMessage = {

@@ -1,8 +1,11 @@
-// Binary encoding of spectrogram rows (the high-rate stream): one ArrayBuffer per message, transferable
-// through a MessagePort and sent as one binary WebSocket frame.
+// Binary messages: one ArrayBuffer each, transferable through a MessagePort and sent as one binary
+// WebSocket frame.
 //
+// Spectrogram rows (the high-rate stream):
 //   u32 magic 'PHR1' | u32 header byte length | header JSON (UTF-8, space-padded to 4 bytes)
 //   | f32 rows[count × width] | f32 average[width]? | f32 peak[width]?
+// A reply whose result carries many floats (file spectrogram, correlation envelope, samples):
+//   u32 magic 'PHB1' | u32 header byte length | JSON {id, result} (space-padded to 4 bytes) | f32 data[]
 
 export interface RowsMessage {
   session: number;
@@ -93,4 +96,54 @@ export function decodeRows(buf: ArrayBuffer): RowsMessage {
   }
   if (h.peak) m.peak = f.subarray(o, o + h.width);
   return m;
+}
+
+const BINARY_REPLY_MAGIC = 0x31424850; // 'PHB1' little-endian
+
+function paddedJson(value: unknown): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(value));
+  const padded = (json.length + 3) & ~3;
+  if (padded === json.length) return json;
+  const p = new Uint8Array(padded).fill(0x20);
+  p.set(json);
+  return p;
+}
+
+/** A successful reply whose result has a float32 payload (delivered as `result.data`). */
+export function encodeBinaryReply(
+  id: number,
+  result: Record<string, unknown>,
+  data: Float32Array,
+): ArrayBuffer {
+  const json = paddedJson({ id, result });
+  const buf = new ArrayBuffer(8 + json.length + 4 * data.length);
+  const dv = new DataView(buf);
+  dv.setUint32(0, BINARY_REPLY_MAGIC, true);
+  dv.setUint32(4, json.length, true);
+  new Uint8Array(buf, 8, json.length).set(json);
+  new Float32Array(buf, 8 + json.length, data.length).set(data);
+  return buf;
+}
+
+export type BinaryMessage =
+  | { kind: 'rows'; rows: RowsMessage }
+  | { kind: 'reply'; id: number; result: Record<string, unknown> & { data: Float32Array } };
+
+/** Decodes either kind of binary message. */
+export function decodeBinary(buf: ArrayBuffer): BinaryMessage {
+  if (buf.byteLength < 8) throw new Error('binary message too short');
+  const dv = new DataView(buf);
+  const magic = dv.getUint32(0, true);
+  if (magic === MAGIC) return { kind: 'rows', rows: decodeRows(buf) };
+  if (magic !== BINARY_REPLY_MAGIC) throw new Error('unknown binary message');
+  const hlen = dv.getUint32(4, true);
+  if (hlen % 4 !== 0 || 8 + hlen > buf.byteLength || (buf.byteLength - 8 - hlen) % 4 !== 0) {
+    throw new Error('bad binary reply header');
+  }
+  const h = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 8, hlen))) as {
+    id: number;
+    result: Record<string, unknown>;
+  };
+  const data = new Float32Array(buf, 8 + hlen, (buf.byteLength - 8 - hlen) / 4);
+  return { kind: 'reply', id: h.id, result: { ...h.result, data } };
 }
