@@ -5,5 +5,12 @@
 //   const rplan = getRealFftPlan(n);       // n reals ↔ floor(n/2)+1 bins (numpy.fft.rfft/irfft)
 //
 // See plan.ts (mixed radix / Bluestein) and real.ts.
-export { clearFftPlanCache, createFftPlan, getFftPlan, type FftInput, type FftPlan } from './plan.js';
+export {
+  clearFftPlanCache,
+  createFftPlan,
+  getFftPlan,
+  type FftInput,
+  type FftOutput,
+  type FftPlan,
+} from './plan.js';
 export { getRealFftPlan, type RealFftPlan } from './real.js';

@@ -3,14 +3,25 @@
 //   const plan = getFftPlan(1000);          // cached by size
 //   plan.forward(input, output);            // X[k] = Σ x[j]·e^(−2πi·jk/n), unscaled
 //   plan.inverse(spectrum, output);         // scaled by 1/n (numpy.fft.ifft)
+//   plan.batch(input, output, count);       // count transforms of consecutive blocks (float32 in and out is fine)
 //
 // Data is interleaved complex (re, im, re, im…); offsets count array elements (floats), not samples.
-// Everything is computed in float64, so float32 results are correctly rounded up to a few ulps.
-// Sizes whose prime factors are small use the mixed-radix Stockham kernels; sizes with a large prime
-// factor use Bluestein's chirp-z algorithm through a power-of-two plan. The choice is a cost estimate.
+// Input and output may be Float64Array or Float32Array, and may be the same array. Everything is computed
+// in float64, so a float32 output is the correctly rounded float32 of a float64 result.
+// Powers of two from 16 up use generated radix-4 kernels (pow2.ts); other sizes whose prime factors are
+// small use the mixed-radix Stockham kernels; sizes with a large prime factor use Bluestein's chirp-z
+// algorithm through a power-of-two plan. The choice between the last two is a cost estimate.
 
 import { InvalidArgumentError } from '../errors.js';
-import { scratch, SLOT_BLUESTEIN_A, SLOT_BLUESTEIN_B, SLOT_STOCKHAM_A, SLOT_STOCKHAM_B } from './scratch.js';
+import { Pow2Kernels } from './pow2.js';
+import {
+  scratch,
+  SLOT_BLUESTEIN_A,
+  SLOT_BLUESTEIN_B,
+  SLOT_STOCKHAM_A,
+  SLOT_STOCKHAM_B,
+  SLOT_STOCKHAM_OUT,
+} from './scratch.js';
 import {
   buildStages,
   factorize,
@@ -26,16 +37,29 @@ import {
 } from './stockham.js';
 
 export type FftInput = Float64Array | Float32Array;
+export type FftOutput = Float64Array | Float32Array;
 
 export interface FftPlan {
   readonly n: number;
-  readonly method: 'mixed-radix' | 'bluestein';
+  readonly method: 'radix-4' | 'mixed-radix' | 'bluestein';
   /** Bytes held by the plan's tables. */
   readonly bytes: number;
   /** Forward transform of n complex values at input[inOffset…] into output[outOffset…]. */
-  forward(input: FftInput, output: Float64Array, inOffset?: number, outOffset?: number): void;
+  forward(input: FftInput, output: FftOutput, inOffset?: number, outOffset?: number): void;
   /** Inverse transform, scaled by 1/n. */
-  inverse(input: FftInput, output: Float64Array, inOffset?: number, outOffset?: number): void;
+  inverse(input: FftInput, output: FftOutput, inOffset?: number, outOffset?: number): void;
+  /**
+   * `count` transforms: block t is input[inOffset + 2n·t …] → output[outOffset + 2n·t …]. One range check
+   * for the whole batch; no per-transform staging copies.
+   */
+  batch(
+    input: FftInput,
+    output: FftOutput,
+    count: number,
+    inverse?: boolean,
+    inOffset?: number,
+    outOffset?: number,
+  ): void;
 }
 
 /** Largest prime factor handled by the generic odd-radix kernel before Bluestein is considered. */
@@ -53,7 +77,7 @@ function checkSize(n: number): void {
 function checkRange(
   n: number,
   input: FftInput,
-  output: Float64Array,
+  output: FftOutput,
   inOffset: number,
   outOffset: number,
   inLen: number,
@@ -72,6 +96,12 @@ function checkRange(
   }
 }
 
+function checkCount(count: number): void {
+  if (!Number.isInteger(count) || count < 0) {
+    throw new InvalidArgumentError(`FFT batch count must be an integer ≥ 0 (got ${count})`);
+  }
+}
+
 /** Copies n2 values (n2 even) into a float64 buffer; two per iteration (V8's loop overhead dominates). */
 function copyIn(input: FftInput, offset: number, dst: Float64Array, n2: number): void {
   for (let i = 0; i < n2; i += 2) {
@@ -79,6 +109,89 @@ function copyIn(input: FftInput, offset: number, dst: Float64Array, n2: number):
       im = input[offset + i + 1];
     dst[i] = re;
     dst[i + 1] = im;
+  }
+}
+
+/** The kernels do their index arithmetic in 32-bit integers: offsets stay below this. */
+const INDEX_LIMIT = 0x7fffffff;
+
+/**
+ * An offset as a small integer when it is one: offsets that arrive as doubles (computed with 2 ** k, or a
+ * product) would make every index computed from them floating point.
+ */
+function smallInt(v: number): number {
+  return v <= INDEX_LIMIT ? v | 0 : v;
+}
+
+/** The generic batch: one checked call per transform. */
+function batchOf(
+  plan: FftPlan,
+  input: FftInput,
+  output: FftOutput,
+  count: number,
+  inverse: boolean,
+  inOffset: number,
+  outOffset: number,
+): void {
+  checkCount(count);
+  const n2 = 2 * plan.n;
+  for (let t = 0; t < count; t++) {
+    if (inverse) plan.inverse(input, output, inOffset + n2 * t, outOffset + n2 * t);
+    else plan.forward(input, output, inOffset + n2 * t, outOffset + n2 * t);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+
+/** Powers of two ≥ 16: generated kernels (see pow2.ts). */
+class Pow2Plan implements FftPlan {
+  readonly method = 'radix-4' as const;
+  readonly bytes: number;
+
+  constructor(
+    readonly n: number,
+    private readonly kernels: Pow2Kernels,
+  ) {
+    this.bytes = kernels.bytes;
+  }
+
+  forward(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
+    this.batch(input, output, 1, false, inOffset, outOffset);
+  }
+
+  inverse(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
+    this.batch(input, output, 1, true, inOffset, outOffset);
+  }
+
+  batch(
+    input: FftInput,
+    output: FftOutput,
+    count: number,
+    inverse = false,
+    inOffset = 0,
+    outOffset = 0,
+  ): void {
+    checkCount(count);
+    if (count === 0) return;
+    const n2 = 2 * this.n;
+    checkRange(this.n, input, output, inOffset, outOffset, n2 * count, n2 * count);
+    const k = this.kernelFor(input, output, inverse);
+    if (inOffset + n2 * count <= INDEX_LIMIT && outOffset + n2 * count <= INDEX_LIMIT) {
+      // `| 0` as in smallInt(): offsets that arrive as doubles would slow every index.
+      for (let t = 0; t < count; t++) k(input, (inOffset + n2 * t) | 0, output, (outOffset + n2 * t) | 0);
+      return;
+    }
+    // Arrays past 2^31 elements: views starting at each block keep the kernels' indices small.
+    for (let t = 0; t < count; t++) {
+      const i0 = inOffset + n2 * t;
+      const o0 = outOffset + n2 * t;
+      k(input.subarray(i0, i0 + n2), 0, output.subarray(o0, o0 + n2), 0);
+    }
+  }
+
+  /** The passes run in the plan's scratch, so input and output may be the same array or overlap. */
+  private kernelFor(input: FftInput, output: FftOutput, inverse: boolean) {
+    return this.kernels.kernel(input instanceof Float32Array, output instanceof Float32Array, inverse);
   }
 }
 
@@ -101,12 +214,21 @@ class MixedRadixPlan implements FftPlan {
     this.bytes = this.stages.reduce((b, st) => b + st.twiddles.byteLength, 0);
   }
 
-  forward(input: FftInput, output: Float64Array, inOffset = 0, outOffset = 0): void {
+  forward(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
     const n2 = 2 * this.n;
     checkRange(this.n, input, output, inOffset, outOffset, n2, n2);
+    inOffset = smallInt(inOffset);
+    outOffset = smallInt(outOffset);
     if (this.n === 1) {
       output[outOffset] = input[inOffset];
       output[outOffset + 1] = input[inOffset + 1];
+      return;
+    }
+    if (!(output instanceof Float64Array)) {
+      // The kernels write float64: transform into scratch, then round into the float32 output.
+      const tmp = scratch(SLOT_STOCKHAM_OUT, n2);
+      this.forward(input, tmp, inOffset, 0);
+      for (let i = 0; i < n2; i++) output[outOffset + i] = tmp[i];
       return;
     }
     let src: Float64Array;
@@ -124,13 +246,21 @@ class MixedRadixPlan implements FftPlan {
     this.run(src, so, output, outOffset);
   }
 
-  inverse(input: FftInput, output: Float64Array, inOffset = 0, outOffset = 0): void {
+  inverse(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
     const n = this.n;
     const n2 = 2 * n;
     checkRange(n, input, output, inOffset, outOffset, n2, n2);
+    inOffset = smallInt(inOffset);
+    outOffset = smallInt(outOffset);
     if (n === 1) {
       output[outOffset] = input[inOffset];
       output[outOffset + 1] = input[inOffset + 1];
+      return;
+    }
+    if (!(output instanceof Float64Array)) {
+      const tmp = scratch(SLOT_STOCKHAM_OUT, n2);
+      this.inverse(input, tmp, inOffset, 0);
+      for (let i = 0; i < n2; i++) output[outOffset + i] = tmp[i];
       return;
     }
     // ifft(x) = swap(fft(swap(x))) / n, where swap exchanges re and im.
@@ -148,6 +278,17 @@ class MixedRadixPlan implements FftPlan {
       output[i] = output[i + 1] * scale;
       output[i + 1] = re * scale;
     }
+  }
+
+  batch(
+    input: FftInput,
+    output: FftOutput,
+    count: number,
+    inverse = false,
+    inOffset = 0,
+    outOffset = 0,
+  ): void {
+    batchOf(this, input, output, count, inverse, inOffset, outOffset);
   }
 
   /** Runs every stage from src (which may be scratch B) to output. */
@@ -235,19 +376,30 @@ class BluesteinPlan implements FftPlan {
     this.bytes = chirp.byteLength + filter.byteLength;
   }
 
-  forward(input: FftInput, output: Float64Array, inOffset = 0, outOffset = 0): void {
+  forward(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
     const n2 = 2 * this.n;
     checkRange(this.n, input, output, inOffset, outOffset, n2, n2);
-    this.exec(input, output, inOffset, outOffset, false);
+    this.exec(input, output, smallInt(inOffset), smallInt(outOffset), false);
   }
 
-  inverse(input: FftInput, output: Float64Array, inOffset = 0, outOffset = 0): void {
+  inverse(input: FftInput, output: FftOutput, inOffset = 0, outOffset = 0): void {
     const n2 = 2 * this.n;
     checkRange(this.n, input, output, inOffset, outOffset, n2, n2);
-    this.exec(input, output, inOffset, outOffset, true);
+    this.exec(input, output, smallInt(inOffset), smallInt(outOffset), true);
   }
 
-  private exec(input: FftInput, output: Float64Array, io: number, oo: number, inverse: boolean): void {
+  batch(
+    input: FftInput,
+    output: FftOutput,
+    count: number,
+    inverse = false,
+    inOffset = 0,
+    outOffset = 0,
+  ): void {
+    batchOf(this, input, output, count, inverse, inOffset, outOffset);
+  }
+
+  private exec(input: FftInput, output: FftOutput, io: number, oo: number, inverse: boolean): void {
     const n = this.n;
     const m2 = 2 * this.m;
     const w = this.chirp;
@@ -340,7 +492,12 @@ let cachedBytes = 0;
 /** Creates an uncached plan (see getFftPlan). */
 export function createFftPlan(n: number): FftPlan {
   checkSize(n);
+  // A small integer from here on: sizes computed as doubles (2 ** k, a / b) would otherwise reach the
+  // kernels as heap numbers and turn their index arithmetic into floating point.
+  n = n | 0;
   if (n === 1) return new MixedRadixPlan(1, []);
+  const pow2 = Pow2Kernels.create(n);
+  if (pow2 !== null) return new Pow2Plan(n, pow2);
   const radices = chooseRadices(n);
   return radices !== null ? new MixedRadixPlan(n, radices) : new BluesteinPlan(n);
 }

@@ -10,6 +10,7 @@ export const SLOT_STOCKHAM_B = 1;
 export const SLOT_BLUESTEIN_A = 2;
 export const SLOT_BLUESTEIN_B = 3;
 export const SLOT_REAL = 4;
+export const SLOT_STOCKHAM_OUT = 5;
 
 /** A float64 buffer of at least `length` values for the given slot (contents undefined). */
 export function scratch(slot: number, length: number): Float64Array {

@@ -158,10 +158,12 @@ export class CpuCorrelator implements Correlator {
     const available = Math.min(samples * vps, this.buffer.length - from);
     let input: Float32Array;
     if (shared || available < samples * vps) {
-      input = this.exec.f32(samples * vps, shared);
+      input = this.exec.stagingF32(samples * vps, shared);
       input.set(this.buffer.view(from, available));
+      // Padding past the available samples must be zeros; a reused staging buffer holds old data.
+      input.fill(0, available);
     } else input = this.buffer.view(from, samples * vps);
-    const scores = this.exec.f32(lags, shared);
+    const scores = this.exec.stagingF32(lags, shared);
     const job: Job = this.direct
       ? ({
           kind: 'corr-direct',
@@ -194,6 +196,7 @@ export class CpuCorrelator implements Correlator {
     }
     return run.then(() => {
       const s = shared ? scores.slice() : scores;
+      this.exec.release(input, scores);
       const chunk: CorrelationChunk = {
         startLag,
         count: lags,

@@ -10,9 +10,11 @@ import type { WorkerPool } from './pool.js';
 /**
  * Jobs cheaper than this (in flop-like units, see fftCost) run on the calling thread. Measured with
  * `npx tsx bench/fft/cpu-backend.ts threshold` on the 2-core development machine: a round trip through the
- * pool (copy into shared memory, wake the workers, copy back) costs 0.2–0.4 ms, and 10^6 units take
- * ≈ 0.25 ms inline. With the work split over 2 workers the pool wins once the inline time exceeds about
- * twice its overhead, ≈ 2.5·10^6 units (≈ 0.6 ms); the same limit bounds how long a job blocks the event loop.
+ * pool (copy into shared memory, wake the workers, copy back) costs 0.1–0.3 ms, and 10^6 units take
+ * ≈ 0.17 ms inline (0.25 ms before the generated power-of-two kernels). With the work split over 2 workers
+ * the pool wins once the inline time exceeds about twice its overhead, ≈ 2.5·10^6 units (≈ 0.45 ms); the
+ * same limit bounds how long a job blocks the event loop. That machine is shared and loaded, so its wall
+ * times only bracket the break-even: re-measure on an idle one before tuning.
  */
 export const INLINE_COST_LIMIT = 2.5e6;
 
@@ -29,7 +31,22 @@ function isSmooth(n: number): boolean {
   return m < 128;
 }
 
+/**
+ * Shared buffers kept for reuse between jobs, at most this many bytes in all. A fresh buffer costs a page
+ * fault per 4 KiB on first touch (≈ 6 ms of CPU for 8 MiB, more than the copy itself): allocating the
+ * staging buffers of every job anew made a batch on the pool cost twice the CPU time of the same batch on
+ * the calling thread.
+ */
+const STAGING_KEEP_BYTES = 256 * 1024 * 1024;
+
+/** Staging buffers are handed out in power-of-two sizes from this up, so that nearby sizes share them. */
+const STAGING_MIN_BYTES = 64 * 1024;
+
 export class Executor {
+  /** Free shared buffers by size class (log2 of the byte length). */
+  private readonly free = new Map<number, SharedArrayBuffer[]>();
+  private freeBytes = 0;
+
   constructor(
     readonly backend: Backend,
     readonly pool: WorkerPool | null,
@@ -41,6 +58,7 @@ export class Executor {
     return this.pool !== null && cost >= this.inlineLimit;
   }
 
+  /** A long-lived array (tables, taps): in shared memory when a pool may read it. */
   f32(length: number, shared: boolean): Float32Array {
     return shared ? new Float32Array(new SharedArrayBuffer(4 * length)) : new Float32Array(length);
   }
@@ -49,11 +67,52 @@ export class Executor {
     return shared ? new Float64Array(new SharedArrayBuffer(8 * length)) : new Float64Array(length);
   }
 
-  /** A copy of `src` in shared memory (the pool's "one copy in"). */
+  /**
+   * A per-job array (contents undefined): for a pool job a view on a reused shared buffer, to be handed
+   * back with release() once the job's results have been read; for an inline job a plain new array.
+   */
+  stagingF32(length: number, shared: boolean): Float32Array {
+    return shared ? new Float32Array(this.lease(4 * length), 0, length) : new Float32Array(length);
+  }
+
+  stagingF64(length: number, shared: boolean): Float64Array {
+    return shared ? new Float64Array(this.lease(8 * length), 0, length) : new Float64Array(length);
+  }
+
+  /** A copy of `src` in a shared staging array (the pool's "one copy in"); release() it after the job. */
   sharedCopy(src: Float32Array): Float32Array {
-    const dst = this.f32(src.length, true);
+    const dst = this.stagingF32(src.length, true);
     dst.set(src);
     return dst;
+  }
+
+  /** Returns staging arrays to the free list (arrays not from stagingF32/F64 are ignored). */
+  release(...arrays: Array<Float32Array | Float64Array | null | undefined>): void {
+    for (const a of arrays) {
+      const buf = a?.buffer;
+      if (!(buf instanceof SharedArrayBuffer) || !this.leased.delete(buf)) continue;
+      if (this.freeBytes + buf.byteLength > STAGING_KEEP_BYTES) continue;
+      const cls = Math.log2(buf.byteLength);
+      let list = this.free.get(cls);
+      if (list === undefined) this.free.set(cls, (list = []));
+      list.push(buf);
+      this.freeBytes += buf.byteLength;
+    }
+  }
+
+  /** Buffers handed out and not yet released, so that release() ignores any other array (weak: a job that
+   * failed before releasing its buffers just lets them be collected). */
+  private readonly leased = new WeakSet<SharedArrayBuffer>();
+
+  private lease(bytes: number): SharedArrayBuffer {
+    let size = STAGING_MIN_BYTES;
+    while (size < bytes) size *= 2;
+    const list = this.free.get(Math.log2(size));
+    let buf = list?.pop();
+    if (buf !== undefined) this.freeBytes -= size;
+    else buf = new SharedArrayBuffer(size);
+    this.leased.add(buf);
+    return buf;
   }
 
   /** Runs the job: inline when `shared` is false (synchronously, before this returns), else on the pool. */

@@ -164,11 +164,13 @@ export class CpuFir implements FirFilter {
     const available = Math.min(inputFrames * V, this.buffer.length - from);
     let input: Float32Array;
     if (shared || available < inputFrames * V) {
-      input = this.exec.f32(inputFrames * V, shared);
+      input = this.exec.stagingF32(inputFrames * V, shared);
       input.set(this.buffer.view(from, available));
+      // Padding past the available frames must be zeros; a reused staging buffer holds old data.
+      input.fill(0, available);
       if (!pad && available < inputFrames * V) throw new Error('fir: internal error, segment incomplete');
     } else input = this.buffer.view(from, inputFrames * V);
-    const output = this.exec.f32(frames * V, shared);
+    const output = this.exec.stagingF32(frames * V, shared);
     if (this.method === 'direct') {
       job = {
         kind: 'fir-direct',
@@ -199,7 +201,17 @@ export class CpuFir implements FirFilter {
       this.buffer.drop((keep - this.bufStart) * V);
       this.bufStart = keep;
     }
-    return run.then(() => (shared ? output.slice() : output));
+    return run.then(
+      () => {
+        const result = shared ? output.slice() : output;
+        this.exec.release(input, output);
+        return result;
+      },
+      (err: unknown) => {
+        this.exec.release(input, output);
+        throw err;
+      },
+    );
   }
 
   reset(): void {

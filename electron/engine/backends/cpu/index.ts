@@ -57,6 +57,10 @@ class CpuBackend implements Backend {
   private readonly exec: Executor;
   private disposed = false;
 
+  get pool(): WorkerPool | null {
+    return this.exec.pool;
+  }
+
   constructor(threads: number, pool: WorkerPool | null, inlineLimit: number) {
     const model = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
     this.device = `CPU: ${threads} worker thread${threads === 1 ? '' : 's'} (${model})`;
@@ -77,7 +81,10 @@ class CpuBackend implements Backend {
     this.alive();
     if (!(data instanceof Float32Array))
       throw new InvalidArgumentError('upload: data must be a Float32Array');
-    return new CpuDeviceArray(this, data.slice());
+    // With a pool, keep uploaded data in shared memory: pool jobs then read it without a copy.
+    const copy = this.exec.pool !== null ? this.exec.f32(data.length, true) : new Float32Array(data.length);
+    copy.set(data);
+    return new CpuDeviceArray(this, copy);
   }
 
   async fft(
@@ -87,6 +94,7 @@ class CpuBackend implements Backend {
   ): Promise<Float32Array> {
     this.alive();
     checkInteger('fft: n', n, 1, MAX_FFT);
+    n = n | 0; // a double-valued size (2 ** k) would slow the kernels' index arithmetic
     const x = this.exec.hostArray(input, 'fft input');
     if (x.length % (2 * n) !== 0) {
       throw new InvalidArgumentError(
@@ -108,6 +116,7 @@ class CpuBackend implements Backend {
   async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
     checkInteger('rfft: n', n, 1, MAX_FFT);
+    n = n | 0;
     const x = this.exec.hostArray(input, 'rfft input');
     if (x.length % n !== 0) {
       throw new InvalidArgumentError(
@@ -124,6 +133,7 @@ class CpuBackend implements Backend {
   async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
     checkInteger('irfft: n', n, 1, MAX_FFT);
+    n = n | 0;
     const x = this.exec.hostArray(input, 'irfft input');
     const bins = Math.floor(n / 2) + 1;
     if (x.length % (2 * bins) !== 0) {
@@ -155,7 +165,11 @@ class CpuBackend implements Backend {
     return out;
   }
 
-  /** Runs a batched transform inline on the caller's arrays, or on the pool through shared copies. */
+  /**
+   * Runs a batched transform inline on the caller's arrays, or on the pool. The pool reads and writes shared
+   * memory: arrays already backed by a SharedArrayBuffer are used as they are, others go through reused
+   * shared staging buffers (one copy in, one copy out).
+   */
   private async transform(
     job: Job & { input: Float32Array; output: Float32Array },
     batch: number,
@@ -177,10 +191,18 @@ class CpuBackend implements Backend {
       await this.exec.run(job, batch, false);
       return;
     }
-    job.input = this.exec.sharedCopy(input);
-    job.output = this.exec.f32(out.length, true);
-    await this.exec.run(job, batch, true);
-    out.set(job.output);
+    const inShared = input.buffer instanceof SharedArrayBuffer;
+    // A shared output can be written directly unless it overlaps a shared input of a length-changing job.
+    const outShared =
+      out.buffer instanceof SharedArrayBuffer && (job.kind === 'fft' || out.buffer !== input.buffer);
+    job.input = inShared ? input : this.exec.sharedCopy(input);
+    job.output = outShared ? out : this.exec.stagingF32(out.length, true);
+    try {
+      await this.exec.run(job, batch, true);
+      if (!outShared) out.set(job.output);
+    } finally {
+      this.exec.release(inShared ? null : job.input, outShared ? null : job.output);
+    }
   }
 
   createSpectrogram(config: SpectrogramConfig): SpectrogramProcessor {
@@ -203,6 +225,14 @@ class CpuBackend implements Backend {
     this.disposed = true;
     await this.exec.pool?.dispose();
   }
+}
+
+/**
+ * The worker pool of a CPU backend (null for `threads: 0` or another backend), for benchmarks that report
+ * the workers' CPU time (pool.measure / pool.collected) or start them ahead of timing (pool.warm).
+ */
+export function cpuBackendPool(backend: Backend): WorkerPool | null {
+  return backend instanceof CpuBackend ? backend.pool : null;
 }
 
 /** Creates the CPU backend (always available). */

@@ -153,21 +153,10 @@ export function runTasks(job: Job, start: number, end: number): void {
 }
 
 function runFft(job: FftJob, start: number, end: number): void {
+  // The plans read float32 and write float32 themselves (converted in their first and last passes), so no
+  // staging copies here: TypedArray.prototype.set between float32 and float64 is slow on shared memory.
   const n2 = 2 * job.n;
-  const plan = getFftPlan(job.n);
-  const group = Math.max(1, Math.floor(GROUP_VALUES / n2));
-  const tmp = buf(0, group * n2);
-  for (let a = start; a < end; a += group) {
-    const b = Math.min(end, a + group);
-    const len = (b - a) * n2;
-    tmp.set(job.input.subarray(a * n2, a * n2 + len));
-    // In place: every plan reads its input before writing its output.
-    for (let o = 0; o < len; o += n2) {
-      if (job.inverse) plan.inverse(tmp, tmp, o, o);
-      else plan.forward(tmp, tmp, o, o);
-    }
-    job.output.set(tmp.subarray(0, len), a * n2);
-  }
+  getFftPlan(job.n).batch(job.input, job.output, end - start, job.inverse, start * n2, start * n2);
 }
 
 function runRealFft(job: RealFftJob, start: number, end: number): void {

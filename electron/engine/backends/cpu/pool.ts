@@ -53,13 +53,28 @@ export interface WorkerRequest {
   chunk: number;
   /** Int32Array over a SharedArrayBuffer: the next task to take. */
   counter: Int32Array;
+  /** Report the thread's CPU time spent on the job (benchmarks). */
+  measure: boolean;
 }
 
-export type WorkerReply = { id: number; ok: true } | { id: number; ok: false; message: string };
+export type WorkerReply =
+  { id: number; ok: true; tasks: number; cpuNs?: number } | { id: number; ok: false; message: string };
+
+/** CPU time the workers spent on jobs since the last reset (collected only when measuring). */
+export interface PoolStats {
+  jobs: number;
+  /** Per worker: tasks done and thread CPU time in ms (NaN where the platform gives no per-thread time). */
+  workers: Array<{ tasks: number; cpuMs: number }>;
+}
+
+/** Zeros in shared memory for warm()'s do-nothing job (n = 1, one task per worker, up to 1024 workers). */
+const SHARED_ZERO = new Float32Array(new SharedArrayBuffer(8 * 1024));
 
 interface Pending {
   job: Job;
   tasks: number;
+  /** Tasks per grab from the counter (default: about four grabs per worker). */
+  chunk?: number;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -70,12 +85,15 @@ export class WorkerPool {
   private running: { pending: Pending; id: number; waiting: Set<number> } | null = null;
   private nextId = 1;
   private disposed = false;
+  private measuring = false;
+  private stats: PoolStats;
 
   constructor(
     readonly size: number,
     private readonly spec: WorkerSpec,
   ) {
     this.workers = new Array<Worker | undefined>(size).fill(undefined);
+    this.stats = { jobs: 0, workers: Array.from({ length: size }, () => ({ tasks: 0, cpuMs: 0 })) };
     if (spec.url.protocol === 'file:' && !existsSync(fileURLToPath(spec.url))) {
       throw new BackendFailedError('cpu', `worker script not found: ${fileURLToPath(spec.url)}`, {
         sticky: true,
@@ -83,12 +101,32 @@ export class WorkerPool {
     }
   }
 
+  /** Starts collecting per-worker CPU time (cleared), or stops. Costs two reads of /proc per job and worker. */
+  measure(on: boolean): void {
+    this.measuring = on;
+    this.stats = { jobs: 0, workers: this.stats.workers.map(() => ({ tasks: 0, cpuMs: 0 })) };
+  }
+
+  /** What the workers reported since measure(true). */
+  collected(): PoolStats {
+    return { jobs: this.stats.jobs, workers: this.stats.workers.map((w) => ({ ...w })) };
+  }
+
+  /** Starts every worker and waits until each has loaded its script (so that a benchmark times work only). */
+  async warm(): Promise<void> {
+    await this.run(
+      { kind: 'fft', n: 1, inverse: false, input: SHARED_ZERO, output: SHARED_ZERO },
+      this.size,
+      1,
+    );
+  }
+
   /** Runs every task of the job on the workers. Every typed array of the job must be backed by a
    * SharedArrayBuffer (results are written there). */
-  run(job: Job, tasks: number): Promise<void> {
+  run(job: Job, tasks: number, chunk?: number): Promise<void> {
     if (this.disposed) return Promise.reject(new BackendFailedError('cpu', 'the backend was disposed'));
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ job, tasks, resolve, reject });
+      this.queue.push({ job, tasks, chunk, resolve, reject });
       this.pump();
     });
   }
@@ -128,7 +166,7 @@ export class WorkerPool {
       return;
     }
     // About four chunks per worker balance the load; never wake more workers than there are chunks.
-    const chunk = Math.max(1, Math.ceil(tasks / (4 * this.size)));
+    const chunk = pending.chunk ?? Math.max(1, Math.ceil(tasks / (4 * this.size)));
     const used = Math.min(this.size, Math.ceil(tasks / chunk));
     const id = this.nextId++;
     const counter = new Int32Array(new SharedArrayBuffer(4));
@@ -139,7 +177,7 @@ export class WorkerPool {
         const w = this.worker(i);
         w.ref();
         waiting.add(i);
-        const req: WorkerRequest = { id, job, tasks, chunk, counter };
+        const req: WorkerRequest = { id, job, tasks, chunk, counter, measure: this.measuring };
         w.postMessage(req);
       }
     } catch (err) {
@@ -157,6 +195,12 @@ export class WorkerPool {
     if (!reply.ok) {
       this.finish(new BackendFailedError('cpu', reply.message));
       return;
+    }
+    if (this.measuring) {
+      const w = this.stats.workers[i];
+      w.tasks += reply.tasks;
+      w.cpuMs += reply.cpuNs === undefined ? NaN : reply.cpuNs / 1e6;
+      if (run.waiting.size === 0) this.stats.jobs++;
     }
     if (run.waiting.size === 0) this.finish(null);
   }

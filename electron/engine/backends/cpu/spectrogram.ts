@@ -71,8 +71,9 @@ export class CpuSpectrogram implements SpectrogramProcessor {
     config: SpectrogramConfig,
   ) {
     validateSpectrogramConfig(config);
-    this.n = config.fft;
-    this.hop = config.hop;
+    // Small integers from here on (a double-valued size, e.g. 2 ** 12, would slow the kernels' indexing).
+    this.n = config.fft | 0;
+    this.hop = config.hop <= 0x7fffffff ? config.hop | 0 : config.hop;
     this.complex = config.complex;
     this.bins = this.complex ? this.n : (this.n >> 1) + 1;
     this.width = config.columns ?? this.bins;
@@ -138,8 +139,8 @@ export class CpuSpectrogram implements SpectrogramProcessor {
         norm: this.norm,
         normEdge: this.normEdge,
         floorDb: this.floorDb,
-        rows: this.exec.f32(count * width, shared),
-        linear: this.alpha !== undefined ? this.exec.f64(count * width, shared) : null,
+        rows: this.exec.stagingF32(count * width, shared),
+        linear: this.alpha !== undefined ? this.exec.stagingF64(count * width, shared) : null,
       };
       // Inline jobs run here, synchronously, while `view` still points at the buffer's data.
       run = this.exec.run(job, count, shared);
@@ -156,6 +157,7 @@ export class CpuSpectrogram implements SpectrogramProcessor {
       await run;
       const rows = job === null ? new Float32Array(0) : shared ? job.rows.slice() : job.rows;
       if (job !== null && generation === this.generation) this.fold(job, count);
+      if (shared && job !== null) this.exec.release(job.samples, job.rows, job.linear);
       const out: SpectrogramRows = { rows, count, width, firstFrame };
       if (this.alpha !== undefined) out.average = this.toDb(this.avg);
       if (this.peakHold) out.peak = this.peak?.slice() ?? new Float32Array(width).fill(this.floorDb);
