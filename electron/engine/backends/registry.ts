@@ -33,14 +33,25 @@ export const providers: readonly BackendProvider[] = [
   {
     name: 'cpu',
     probe: async () => ({ available: true, device: cpuDeviceName() }),
-    create: () => createCpuBackend(),
+    create: () => createCpuBackend(cpuThreadsFromEnv()),
   },
 ];
 
 export const backendNames: readonly BackendName[] = providers.map((p) => p.name);
 
+/** PHASOR_CPU_THREADS limits the CPU backend's worker threads (0 = the calling thread only). */
+export function cpuThreadsFromEnv(env: NodeJS.ProcessEnv = process.env): { threads?: number } {
+  const text = env.PHASOR_CPU_THREADS;
+  if (text === undefined || text === '') return {};
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 1024) {
+    throw new InvalidArgumentError(`PHASOR_CPU_THREADS must be a whole number from 0 to 1024, got "${text}"`);
+  }
+  return { threads: n };
+}
+
 function cpuDeviceName(): string {
-  return `CPU (${availableThreads()} threads)`;
+  return `CPU (${cpuThreadsFromEnv().threads ?? availableThreads()} threads)`;
 }
 
 function availableThreads(): number {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cpuThreadsFromEnv,
+  getProvider,
+  listBackends,
+  openBackend,
+} from '../../electron/engine/backends/registry.js';
+import { BackendUnavailableError, InvalidArgumentError } from '../../electron/engine/errors.js';
+
+describe('backend registry', () => {
+  it('lists every backend with its availability, best first, the CPU always available', async () => {
+    const list = await listBackends();
+    expect(list.map((b) => b.name)).toEqual(['cuda', 'webgpu', 'cpu']);
+    const cpu = list.find((b) => b.name === 'cpu')!;
+    expect(cpu.available).toBe(true);
+    for (const b of list) if (!b.available) expect(b.reason.length).toBeGreaterThan(10);
+  });
+
+  it('auto opens a working backend; an unknown name is refused with the valid ones', async () => {
+    const b = await openBackend('auto');
+    const y = await b.fft(Float32Array.from([1, 0, 2, 0, 3, 0, 4, 0]), 4);
+    expect(Array.from(y)).toEqual([10, 0, -2, 2, -2, 0, -2, -2]);
+    await b.dispose();
+    expect(() => getProvider('opencl')).toThrow(
+      /unknown backend "opencl"; choose one of: auto, cuda, webgpu, cpu/,
+    );
+  });
+
+  it('a backend asked for by name that cannot run here says why', async () => {
+    const unavailable = (await listBackends()).filter((b) => !b.available);
+    for (const b of unavailable) {
+      await expect(openBackend(b.name)).rejects.toBeInstanceOf(BackendUnavailableError);
+      await expect(openBackend(b.name)).rejects.toThrow(`backend ${b.name} is not available: ${b.reason}`);
+    }
+  });
+
+  it('reads PHASOR_CPU_THREADS', () => {
+    expect(cpuThreadsFromEnv({})).toEqual({});
+    expect(cpuThreadsFromEnv({ PHASOR_CPU_THREADS: '3' })).toEqual({ threads: 3 });
+    expect(cpuThreadsFromEnv({ PHASOR_CPU_THREADS: '0' })).toEqual({ threads: 0 });
+    expect(() => cpuThreadsFromEnv({ PHASOR_CPU_THREADS: '-1' })).toThrow(InvalidArgumentError);
+    expect(() => cpuThreadsFromEnv({ PHASOR_CPU_THREADS: 'many' })).toThrow(/PHASOR_CPU_THREADS/);
+  });
+});
