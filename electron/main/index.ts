@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import {
   app,
   BrowserWindow,
+  dialog,
   ipcMain,
   MessageChannelMain,
   protocol,
@@ -17,11 +18,14 @@ import {
   shell,
   type IpcMainInvokeEvent,
   type MessagePortMain,
+  type OpenDialogOptions as ElectronOpenOptions,
+  type SaveDialogOptions as ElectronSaveOptions,
 } from 'electron';
 import { resolveAppFile } from '../cli/web/files.js';
 import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
 import { createEngineConnection, Engine } from '../engine/live/index.js';
 import { setAudioWorkerUrl, shutdownAudio } from '../engine/sources/mic.js';
+import { CHOOSE_FILE_CHANNEL, FileDialogs } from './dialog.js';
 import { CONNECT_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
@@ -69,6 +73,26 @@ const hub = new IpcHub<MessagePortMain>({
   },
   deliver: (event, remote) => (event as IpcMainInvokeEvent).sender.postMessage(PORT_CHANNEL, null, [remote]),
   connect: (send) => createEngineConnection(send, { engine }),
+});
+
+/** The window a renderer's request came from (dialogs are modal to it). */
+function windowOf(event: IpcEventLike): BrowserWindow | null {
+  return BrowserWindow.fromWebContents((event as IpcMainInvokeEvent).sender);
+}
+
+const dialogs = new FileDialogs({
+  isAppUrl,
+  isAppWebContents: (id) => windows.has(id),
+  showOpen: (event, options) => {
+    const win = windowOf(event);
+    const o = options as ElectronOpenOptions;
+    return win ? dialog.showOpenDialog(win, o) : dialog.showOpenDialog(o);
+  },
+  showSave: (event, options) => {
+    const win = windowOf(event);
+    const o = options as ElectronSaveOptions;
+    return win ? dialog.showSaveDialog(win, o) : dialog.showSaveDialog(o);
+  },
 });
 
 function createWindow(): void {
@@ -171,6 +195,7 @@ if (!app.requestSingleInstanceLock()) {
   ipcMain.handle(CONNECT_CHANNEL, (event, payload: unknown) =>
     hub.handleConnect(event as IpcEventLike, payload),
   );
+  ipcMain.handle(CHOOSE_FILE_CHANNEL, (event, payload: unknown) => dialogs.handle(event, payload));
   void app.whenReady().then(() => {
     lockDown();
     serveApp();

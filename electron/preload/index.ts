@@ -1,15 +1,17 @@
 // The preload (sandboxed, isolated world): exposes window.phasor, the PhasorBridge of
 // electron/engine/protocol/bridge.ts, and nothing else. It asks the main process for a MessagePort and
-// carries every message over it; ipcRenderer itself never reaches the page.
+// carries every message over it; ipcRenderer itself never reaches the page. chooseFile asks the main
+// process for the native dialog (dialog.ts there validates it); pathForFile gives a dropped file's path.
 
-import { contextBridge, ipcRenderer } from 'electron';
-import type { PhasorBridge } from '../engine/protocol/bridge.js';
+import { contextBridge, ipcRenderer, webUtils } from 'electron';
+import type { OpenDialogOptions, PhasorBridge } from '../engine/protocol/bridge.js';
 import type { ClientMessage, ServerMessage } from '../engine/protocol/messages.js';
 
 // Kept literal (not imported) so the sandboxed preload bundles no library; ipc.ts checks it.
 const PROTOCOL_VERSION = 1;
 const CONNECT_CHANNEL = 'phasor:connect';
 const PORT_CHANNEL = 'phasor:port';
+const CHOOSE_FILE_CHANNEL = 'phasor:choose-file';
 /** Messages sent before the port arrives wait here (requests at start-up); beyond this they are lost. */
 const MAX_WAITING = 256;
 
@@ -60,6 +62,17 @@ const bridge: PhasorBridge = {
     return () => {
       listeners.delete(listener);
     };
+  },
+  async chooseFile(options: OpenDialogOptions): Promise<string | null> {
+    // The main process validates the options and the sender; a refusal becomes an Error here.
+    const reply = (await ipcRenderer.invoke(CHOOSE_FILE_CHANNEL, options)) as
+      { ok: true; path: string | null } | { ok: false; error?: { message?: string } } | undefined;
+    if (reply && reply.ok === true) return reply.path;
+    throw new Error(reply?.error?.message ?? 'the file dialog is not available');
+  },
+  pathForFile(file: File): string {
+    // '' for a File not backed by a file on disk (Electron's contract).
+    return webUtils.getPathForFile(file);
   },
 };
 

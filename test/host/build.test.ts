@@ -151,6 +151,12 @@ describe('electron-vite build', () => {
         clipboard: await new Promise((r) => fake.permissionRequest(null, 'clipboard-sanitized-write', r)),
         check: fake.permissionCheck(null, 'notifications'),
       };
+      const choose = fake.ipc.get('phasor:choose-file');
+      res.chooseOpen = await choose({ sender: win.webContents, senderFrame: frame }, { mode: 'open', filters: [{ name: 'WAV', extensions: ['wav'] }] });
+      res.chooseSave = await choose({ sender: win.webContents, senderFrame: frame }, { mode: 'save', defaultPath: 'low.wav' });
+      res.chooseStranger = await choose({ sender: { id: 999 }, senderFrame: frame }, { mode: 'open' });
+      res.chooseBad = await choose({ sender: win.webContents, senderFrame: frame }, { mode: 'open', filters: 1 });
+      res.dialogs = fake.dialogs.map((d) => ({ kind: d.kind, window: d.window, properties: d.options.properties }));
       res.windowOpen = win.webContents.windowOpenHandler({ url: 'https://example.com/docs' });
       res.opened = fake.opened;
       let prevented = false;
@@ -212,6 +218,19 @@ describe('electron-vite build', () => {
       [-1, 'bad-request'],
     ]);
     expect(res.permissions).toEqual({ media: false, geolocation: false, clipboard: true, check: false });
+    // The native file dialog: modal to the asking window, validated, trusted senders only.
+    expect(res.chooseOpen).toEqual({ ok: true, path: '/data/rec.wav' });
+    expect(res.chooseSave).toEqual({ ok: true, path: '/data/out.wav' });
+    expect(res.chooseStranger).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(res.chooseBad).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+    expect(res.dialogs).toEqual([
+      { kind: 'open', window: expect.any(Number), properties: ['openFile'] },
+      {
+        kind: 'save',
+        window: expect.any(Number),
+        properties: ['createDirectory', 'showOverwriteConfirmation'],
+      },
+    ]);
     expect(res.windowOpen).toEqual({ action: 'deny' });
     expect(res.opened).toEqual(['https://example.com/docs']);
     expect(res.navigationBlocked).toBe(true);

@@ -7,6 +7,8 @@ import type { PhasorBridge } from '../../electron/engine/protocol/bridge.js';
 const exposed = new Map<string, unknown>();
 const invoked: Array<[string, unknown]> = [];
 const handlers = new Map<string, (event: unknown) => void>();
+/** What the main process answers to the next file-dialog invoke. */
+let dialogReply: unknown = { ok: true, path: '/home/user/rec.wav' };
 
 vi.mock('electron', () => ({
   contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
@@ -14,7 +16,13 @@ vi.mock('electron', () => ({
     on: (channel: string, fn: (event: unknown) => void) => handlers.set(channel, fn),
     invoke: (channel: string, payload: unknown) => {
       invoked.push([channel, payload]);
-      return Promise.resolve({ ok: true, protocol: 1 });
+      return Promise.resolve(channel === 'phasor:choose-file' ? dialogReply : { ok: true, protocol: 1 });
+    },
+  },
+  webUtils: {
+    getPathForFile: (file: { name: string; onDisk?: string }) => {
+      if (typeof file !== 'object' || file === null) throw new TypeError('not a File');
+      return file.onDisk ?? '';
     },
   },
 }));
@@ -32,11 +40,11 @@ class FakePort {
 }
 
 describe('preload', () => {
-  it('exposes exactly send and onMessage, and carries messages over the port it is given', async () => {
+  it('exposes exactly the bridge, and carries messages over the port it is given', async () => {
     await import('../../electron/preload/index.js');
     expect([...exposed.keys()]).toEqual(['phasor']);
     const bridge = exposed.get('phasor') as PhasorBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['onMessage', 'send']);
+    expect(Object.keys(bridge).sort()).toEqual(['chooseFile', 'onMessage', 'pathForFile', 'send']);
     expect(invoked).toEqual([['phasor:connect', { protocol: 1 }]]);
 
     // Sent before the port arrives: kept, then flushed in order.
@@ -65,5 +73,32 @@ describe('preload', () => {
     expect(got).toHaveLength(2);
     expect(other).toHaveLength(3);
     expect(() => bridge.onMessage('not a function' as never)).toThrow(/function/);
+  });
+
+  it('asks the main process for the file dialog and unwraps its reply', async () => {
+    await import('../../electron/preload/index.js');
+    const bridge = exposed.get('phasor') as PhasorBridge;
+    invoked.length = 0;
+    dialogReply = { ok: true, path: '/home/user/rec.wav' };
+    expect(await bridge.chooseFile!({ mode: 'open', title: 'Open a recording' })).toBe('/home/user/rec.wav');
+    expect(invoked).toEqual([['phasor:choose-file', { mode: 'open', title: 'Open a recording' }]]);
+    dialogReply = { ok: true, path: null };
+    expect(await bridge.chooseFile!({ mode: 'save' })).toBeNull();
+    dialogReply = {
+      ok: false,
+      error: { code: 'busy', message: 'a file dialog is already open in this window' },
+    };
+    await expect(bridge.chooseFile!({ mode: 'open' })).rejects.toThrow(/already open/);
+    dialogReply = undefined;
+    await expect(bridge.chooseFile!({ mode: 'open' })).rejects.toThrow(/not available/);
+  });
+
+  it('gives the path of a dropped file, or an empty string for one not on disk', async () => {
+    await import('../../electron/preload/index.js');
+    const bridge = exposed.get('phasor') as PhasorBridge;
+    expect(bridge.pathForFile!({ name: 'rec.wav', onDisk: '/data/rec.wav' } as unknown as File)).toBe(
+      '/data/rec.wav',
+    );
+    expect(bridge.pathForFile!({ name: 'made-in-js.wav' } as unknown as File)).toBe('');
   });
 });

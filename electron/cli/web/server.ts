@@ -3,7 +3,8 @@
 // Bound to a loopback address, only pages this machine serves itself may connect: the Host header must be
 // a loopback name (no DNS rebinding) and a browser's Origin must be the page's own. Bound to any other
 // address, every request also needs the access token: `?token=` on the first page load (then an HttpOnly
-// SameSite=Strict cookie) and on the WebSocket URL, compared in constant time.
+// SameSite=Strict cookie) and on the WebSocket URL, compared in constant time. The same checks guard
+// `PUT /upload?name=` (upload.ts), through which the page hands the engine a file dropped on it.
 
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,6 +17,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createEngineConnection } from '../../engine/live/connection.js';
 import { Engine } from '../../engine/live/engine.js';
 import { resolveAppFile } from './files.js';
+import { UPLOAD_PATH, UploadStore } from './upload.js';
 import { contentSecurityPolicy, isLoopbackHost, newToken, securityHeaders, tokensEqual } from './security.js';
 
 export const WS_PATH = '/ws';
@@ -33,6 +35,10 @@ export interface WebServerOptions {
   /** Access token: required (a random one is made) unless the address is loopback; `null` for none. */
   token?: string | null;
   engine?: Engine;
+  /** Where the server's upload folder is made (default: the system's temporary folder). */
+  uploadParent?: string;
+  /** Free bytes an upload must leave on the disk (default: PHASOR_UPLOAD_RESERVE_BYTES, else 1 GiB). */
+  uploadReserveBytes?: number;
 }
 
 export interface WebServer {
@@ -76,6 +82,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const appDir = path.resolve(options.appDir);
   const ownEngine = options.engine === undefined;
   const engine = options.engine ?? new Engine();
+  const uploads = new UploadStore({
+    ...(options.uploadParent !== undefined ? { parent: options.uploadParent } : {}),
+    ...(options.uploadReserveBytes !== undefined ? { reserveBytes: options.uploadReserveBytes } : {}),
+  });
 
   /** Null when the request may go on; else why not. */
   const refuse = (req: IncomingMessage, url: URL): { status: number; text: string } | null => {
@@ -122,7 +132,17 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
     const no = refuse(req, url);
     if (no) {
+      if (url.pathname === UPLOAD_PATH) {
+        // Never read a refused upload's body: answer and hang up.
+        send(res, no.status, no.text, { ...headers, Connection: 'close' });
+        res.once('finish', () => req.destroy());
+        return;
+      }
       send(res, no.status, no.text, headers);
+      return;
+    }
+    if (url.pathname === UPLOAD_PATH) {
+      void uploads.handle(req, res, url, headers);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -236,7 +256,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     close: async () => {
       for (const ws of sockets) ws.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
+      server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await uploads.dispose();
       if (ownEngine) await engine.dispose();
     },
   };

@@ -8,19 +8,24 @@
 //
 // receive() never throws: a malformed message gets an error reply (code 'bad-request'; id −1 when the
 // message has no usable id); a request that fails gets the PhasorError's code and message.
+//
+// The live session's requests (hello … resetPeak) are answered one at a time, in order. The offline ones
+// (files, spectrogram of a file, filters, correlation, benchmarks: electron/engine/offline) run as jobs
+// beside that queue, and `cancel` is answered at once, so a long job never holds up the live view.
 
 import type { z } from 'zod';
 import { PhasorError, type PhasorWarning } from '../errors.js';
+import { OFFLINE_METHODS, OfflineWork } from '../offline/work.js';
 import {
   clientMessageSchema,
   requestSchemas,
-  type ErrorInfo,
   type Method,
   type MethodResults,
   type ServerMessage,
 } from '../protocol/messages.js';
 import { encodeRows } from '../protocol/rows-codec.js';
 import { defaultEngine, type Engine } from './engine.js';
+import { errorInfo } from './reply.js';
 import { LiveSession, planAnalysis } from './session.js';
 
 /** Largest JSON message accepted (characters). */
@@ -47,14 +52,6 @@ function issues(error: z.ZodError): string {
     .join('; ');
 }
 
-function errorInfo(err: unknown): ErrorInfo {
-  if (err instanceof PhasorError) {
-    return { code: err.code, message: err.file !== undefined ? `${err.file}: ${err.message}` : err.message };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: 'internal', message: `internal error: ${message}` };
-}
-
 /** The request id of a message that failed validation, when it has a usable one. */
 function idOf(msg: unknown): number {
   if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) {
@@ -68,6 +65,7 @@ class Connection implements EngineConnection {
   readonly #send: (msg: ServerMessage | ArrayBuffer) => void;
   readonly #engine: Engine;
   readonly #options: ConnectionOptions;
+  readonly #offline: OfflineWork;
   #session: LiveSession | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -76,6 +74,12 @@ class Connection implements EngineConnection {
     this.#send = send;
     this.#options = options;
     this.#engine = options.engine ?? defaultEngine();
+    this.#offline = new OfflineWork(this.#engine, (msg) => this.#post(msg), {
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      ...(this.#engine.options.progressIntervalMs !== undefined
+        ? { progressIntervalMs: this.#engine.options.progressIntervalMs }
+        : {}),
+    });
   }
 
   get closed(): boolean {
@@ -155,7 +159,16 @@ class Connection implements EngineConnection {
       this.#fail(id, 'bad-request', `bad request: ${method}: ${issues(params.error)}`);
       return;
     }
-    // One request at a time, in order (a stop never overtakes the start before it).
+    if (method === 'cancel') {
+      const { request } = params.data as z.infer<(typeof requestSchemas)['cancel']>;
+      this.#post({ type: 'reply', id, ok: true, result: { cancelled: this.#offline.cancel(request) } });
+      return;
+    }
+    if (OFFLINE_METHODS.has(method as Method)) {
+      this.#offline.run(id, method as Method, params.data);
+      return;
+    }
+    // One live request at a time, in order (a stop never overtakes the start before it).
     this.#queue = this.#queue.then(async () => {
       if (this.#closed) return;
       try {
@@ -191,7 +204,7 @@ class Connection implements EngineConnection {
         this.#session?.resetPeak();
         return {};
       default:
-        throw new PhasorError('invalid-argument', `${method} is not available in this version of the engine`);
+        throw new PhasorError('invalid-argument', `${method} is not a live-session request`);
     }
   }
 
@@ -243,6 +256,8 @@ class Connection implements EngineConnection {
     if (this.#closed) return;
     this.#closed = true;
     void this.#stopSession().catch(() => undefined);
+    // Cancels the running jobs (a filter leaves no output) and closes the files.
+    void this.#offline.close().catch(() => undefined);
   }
 }
 

@@ -3,12 +3,13 @@
 import type { Backend } from '../backends/backend.js';
 import { createCpuBackend } from '../backends/cpu/index.js';
 import { FailoverBackend } from '../backends/failover.js';
-import { providers, type BackendProvider } from '../backends/registry.js';
+import { cpuThreadsFromEnv, getProvider, providers, type BackendProvider } from '../backends/registry.js';
 import { BackendUnavailableError, type WarningHandler } from '../errors.js';
 import { WINDOW_NAMES } from '../dsp/index.js';
 import {
   PROTOCOL_VERSION,
   defaultAnalysis,
+  type BackendDetails,
   type BackendState,
   type HelloResult,
 } from '../protocol/messages.js';
@@ -24,6 +25,8 @@ export interface EngineOptions {
   maxInFlight?: number;
   /** Status event period (ms, default 1000). */
   statusIntervalMs?: number;
+  /** Shortest time between two progress events of one offline job (ms, default 100). */
+  progressIntervalMs?: number;
   onWarning?: WarningHandler;
   /** Where the CPU backend's worker script is, when not beside its module (a bundled host). */
   cpuWorkerUrl?: URL;
@@ -60,18 +63,25 @@ export class Engine {
     return this.#backend;
   }
 
+  /** A provider as this host runs it: the CPU backend with the host's worker script when it has one. */
+  #hosted(p: BackendProvider): BackendProvider {
+    const workerUrl = this.options.cpuWorkerUrl;
+    return p.name === 'cpu' && workerUrl
+      ? {
+          name: p.name,
+          probe: () => p.probe(),
+          create: () => createCpuBackend({ ...cpuThreadsFromEnv(), workerUrl }),
+        }
+      : p;
+  }
+
   async #open(): Promise<Backend> {
     const excluded = this.options.excludeBackends ?? {};
     const chain: BackendProvider[] = [];
-    const workerUrl = this.options.cpuWorkerUrl;
     for (const p of providers) {
       if (p.name in excluded) continue;
       if (!(await p.probe()).available) continue;
-      chain.push(
-        p.name === 'cpu' && workerUrl
-          ? { name: p.name, probe: () => p.probe(), create: () => createCpuBackend({ workerUrl }) }
-          : p,
-      );
+      chain.push(this.#hosted(p));
     }
     if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
     return FailoverBackend.open(chain, this.options.onWarning);
@@ -89,6 +99,39 @@ export class Engine {
           : { name: p.name, available: false, reason: a.reason };
       }),
     );
+  }
+
+  /** The shared backend when it is open already (never opens it). */
+  async openedBackend(): Promise<Backend | null> {
+    return this.#backend ? this.#backend.catch(() => null) : null;
+  }
+
+  /** Every backend with its device and details, or why it cannot be used in this host. */
+  async backendDetails(): Promise<BackendDetails[]> {
+    const excluded = this.options.excludeBackends ?? {};
+    const shared = await this.openedBackend();
+    return Promise.all(
+      providers.map(async (p): Promise<BackendDetails> => {
+        if (p.name in excluded) return { name: p.name, available: false, reason: excluded[p.name] };
+        const a = await p.probe();
+        if (!a.available) return { name: p.name, available: false, reason: a.reason };
+        const d: BackendDetails = { name: p.name, available: true, device: a.device };
+        // The open backend knows more than a probe (threads, measured copy bandwidth…).
+        const details = { ...(a.details ?? {}), ...(shared?.name === p.name ? (shared.details ?? {}) : {}) };
+        if (Object.keys(details).length > 0) d.details = details;
+        return d;
+      }),
+    );
+  }
+
+  /** A new backend of its own (not the shared one, no failover), e.g. for a benchmark; dispose it after. */
+  async createBackend(name: string): Promise<Backend> {
+    const p = getProvider(name);
+    const excluded = this.options.excludeBackends ?? {};
+    if (p.name in excluded) throw new BackendUnavailableError(p.name, excluded[p.name]);
+    const a = await p.probe();
+    if (!a.available) throw new BackendUnavailableError(p.name, a.reason);
+    return this.#hosted(p).create();
   }
 
   async hello(): Promise<HelloResult> {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import type { Backend, BackendName } from '../backends/backend.js';
 import { getFftPlan } from '../fft/plan.js';
 import { getWindow } from '../dsp/index.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 
 export const benchOps = ['fft', 'rfft', 'spectrogram', 'fir', 'correlate'] as const;
 export type BenchOp = (typeof benchOps)[number];
@@ -47,6 +47,8 @@ export interface BenchOptions {
   repeats?: number;
   seed?: number;
   onRow?: (row: BenchRow) => void;
+  /** Stops the run between rows (CancelledError). */
+  signal?: AbortSignal;
 }
 
 export interface BenchMachine {
@@ -284,6 +286,22 @@ function row(
   return r;
 }
 
+/** The rows runBench will measure for `backendCount` backends (for a progress total). */
+export function benchRowCount(
+  backendCount: number,
+  options: Pick<BenchOptions, 'ops' | 'sizes' | 'samples'>,
+): number {
+  const samples = options.samples ?? 1 << 20;
+  let n = 0;
+  for (const op of options.ops ?? benchOps) {
+    for (const size of options.sizes ?? defaultSizes[op]) {
+      if ((op === 'spectrogram' || op === 'correlate' || op === 'fir') && size > samples) continue;
+      n++;
+    }
+  }
+  return n * backendCount;
+}
+
 /** Runs every op and size on every backend given (the CPU first when present, for the ratios). */
 export async function runBench(
   backends: readonly Backend[],
@@ -302,6 +320,7 @@ export async function runBench(
       if ((op === 'spectrogram' || op === 'correlate' || op === 'fir') && size > o.samples) continue;
       let cpu: BenchRow | undefined;
       for (const b of backends) {
+        throwIfAborted(options.signal);
         const r = await benchOne(b, op, size, o);
         if (b.name === ('cpu' satisfies BackendName)) cpu = r;
         if (cpu) r.vsCpu = r.samplesPerSecond / cpu.samplesPerSecond;

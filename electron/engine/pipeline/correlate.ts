@@ -2,6 +2,7 @@
 
 import type { Backend, CorrelationPeak } from '../backends/backend.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
+import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import { toFloat32 } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
@@ -22,6 +23,11 @@ export interface CorrelateOptions {
   blockFrames?: number;
   signal?: AbortSignal;
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
+  /** Frames [start, end) of the template source to use (e.g. a selection); default all of it. */
+  templateRange?: { start?: number; end?: number };
+  /** Receives every score as the correlator completes it (lag startLag + i), without keeping them: for an
+   * envelope of a long signal. The array is only valid during the call. */
+  onScores?: (startLag: number, scores: Float32Array) => void;
 }
 
 export interface CorrelationMatch extends CorrelationPeak {
@@ -38,24 +44,27 @@ export interface CorrelateResult {
   scores?: Float32Array;
 }
 
-/** Reads one channel of a source whole, as float32 (for templates). */
+/** Reads one channel of a source whole (or frames [start, end) of it), as float32 (for templates). */
 export async function readChannel(
   source: SampleSource,
   channel: number,
   limitFrames: number,
   signal?: AbortSignal,
+  range?: { start?: number; end?: number },
 ): Promise<Float32Array> {
   const { info } = source;
   checkChannel(channel, info, info.path);
   const w = info.complex ? 2 : 1;
-  if (info.samples !== undefined && info.samples > limitFrames) {
+  const r = range ? resolveRange({ start: range.start, end: range.end }, info.samples) : undefined;
+  const frames = r ? r.end - r.start : info.samples;
+  if (frames !== undefined && frames > limitFrames) {
     throw new InvalidArgumentError(
-      `${info.path ?? 'template'} is too long for a template: ${info.samples} frames (at most ${limitFrames})`,
+      `${info.path ?? 'template'} is too long for a template: ${frames} frames (at most ${limitFrames})`,
     );
   }
   const parts: Float32Array[] = [];
   let total = 0;
-  for await (const block of source.blocks({ signal })) {
+  for await (const block of source.blocks({ signal, ...(r ? { start: r.start, end: r.end } : {}) })) {
     const data = toFloat32(channelOf(block.data, info, channel));
     parts.push(data === block.data ? data.slice() : data);
     total += data.length;
@@ -102,10 +111,17 @@ export async function correlateSources(
     Math.min(channel, t.channels - 1),
     MAX_TEMPLATE_FRAMES,
     options.signal,
+    options.templateRange,
   );
   const w = s.complex ? 2 : 1;
   const m = template.length / w;
-  if (m === 0) throw new InvalidArgumentError(`${t.path ?? 'the template'} holds no samples`);
+  if (m === 0) {
+    throw new InvalidArgumentError(
+      options.templateRange
+        ? `the template range ${options.templateRange.start ?? 0} … ${options.templateRange.end ?? t.samples} of ${t.path ?? 'the template'} holds no samples`
+        : `${t.path ?? 'the template'} holds no samples`,
+    );
+  }
   if (s.samples !== undefined && s.samples < m) {
     throw new InvalidArgumentError(
       `the signal (${s.samples} frames) is shorter than the template (${m} frames): no lag to evaluate`,
@@ -118,7 +134,7 @@ export async function correlateSources(
     complex: s.complex,
     peaks: top,
     peakRadius: radius,
-    scores: options.scores ?? false,
+    scores: (options.scores ?? false) || options.onScores !== undefined,
   });
   const scoreParts: Float32Array[] = [];
   let lags = 0;
@@ -126,7 +142,8 @@ export async function correlateSources(
   try {
     const take = (chunk: Awaited<ReturnType<typeof correlator.process>>) => {
       tracker.add(chunk.peaks);
-      if (chunk.scores) scoreParts.push(chunk.scores);
+      if (chunk.scores && chunk.count > 0) options.onScores?.(chunk.startLag, chunk.scores);
+      if (chunk.scores && options.scores) scoreParts.push(chunk.scores);
       lags = chunk.startLag + chunk.count;
     };
     for await (const block of signalSource.blocks({

@@ -10,6 +10,9 @@ const fake = (globalThis.__fakeElectron = {
   permissionCheck: null,
   quits: 0,
   opened: [],
+  // File dialogs: what they were asked, and what they answer.
+  dialogs: [],
+  dialogAnswer: { canceled: false, filePaths: ['/data/rec.wav'], filePath: '/data/out.wav' },
 });
 
 class Emitter {
@@ -72,6 +75,9 @@ export class BrowserWindow extends Emitter {
   restore() {}
   static getAllWindows() {
     return fake.windows;
+  }
+  static fromWebContents(contents) {
+    return fake.windows.find((w) => w.webContents === contents) ?? null;
   }
 }
 
@@ -151,6 +157,23 @@ export const session = {
   },
 };
 
+export const dialog = {
+  showOpenDialog(win, options) {
+    fake.dialogs.push({ kind: 'open', window: win?.webContents?.id ?? null, options });
+    const a = fake.dialogAnswer;
+    return Promise.resolve({ canceled: a.canceled, filePaths: a.canceled ? [] : a.filePaths });
+  },
+  showSaveDialog(win, options) {
+    fake.dialogs.push({ kind: 'save', window: win?.webContents?.id ?? null, options });
+    const a = fake.dialogAnswer;
+    return Promise.resolve(a.canceled ? { canceled: true } : { canceled: false, filePath: a.filePath });
+  },
+};
+
+export const webUtils = {
+  getPathForFile: (file) => file?.path ?? '',
+};
+
 export const shell = {
   openExternal(url) {
     fake.opened.push(url);
@@ -158,4 +181,15 @@ export const shell = {
   },
 };
 
-export default { app, BrowserWindow, ipcMain, MessageChannelMain, protocol, screen, session, shell };
+export default {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  MessageChannelMain,
+  protocol,
+  screen,
+  session,
+  shell,
+  webUtils,
+};

@@ -1,0 +1,358 @@
+// The offline requests of one connection (files, file spectrogram, samples, filter design and application,
+// correlation, backends and benchmarks). Each runs as a job beside the connection's request queue, so a
+// `cancel` and the live view are served while it runs; it answers with one reply (binary when its result
+// carries floats) and, for the long ones, progress events meanwhile.
+//
+//   const work = new OfflineWork(engine, post);
+//   work.run(id, 'fileSpectrogram', params);   // replies through post
+//   work.cancel(id);                           // → the job answers with code 'cancelled'
+//   await work.close();                        // cancels every job, closes every file
+
+import path from 'node:path';
+import type { z } from 'zod';
+import type { Backend } from '../backends/backend.js';
+import { CancelledError, InvalidArgumentError, throwIfAborted, type WarningHandler } from '../errors.js';
+import { resolveRange } from '../io/range.js';
+import { errorInfo } from '../live/reply.js';
+import type { Engine } from '../live/engine.js';
+import { benchRowCount, machineInfo, runBench, type BenchOp, type BenchRow } from '../pipeline/bench.js';
+import { checkChannel, channelOf } from '../pipeline/channels.js';
+import { correlateSources } from '../pipeline/correlate.js';
+import { filterSource } from '../pipeline/filter.js';
+import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
+import type {
+  ApplyFilterResult,
+  BenchResult,
+  BenchRowInfo,
+  CorrelateResult,
+  FileSpectrogramResult,
+  Method,
+  ProgressEvent,
+  SamplesResult,
+  ServerMessage,
+  requestSchemas,
+} from '../protocol/messages.js';
+import { encodeBinaryReply } from '../protocol/rows-codec.js';
+import { toFloat32, valuesPerFrame } from '../types.js';
+import { designFilter } from './design.js';
+import { listDirectory } from './directory.js';
+import { Envelope } from './envelope.js';
+import { FileRegistry, type FileLease } from './files.js';
+import { JobRunner, type JobContext } from './jobs.js';
+
+/** Requests served here (the others are the live session's, answered in order by the connection). */
+export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
+  'openFile',
+  'closeFile',
+  'listDirectory',
+  'fileSpectrogram',
+  'readSamples',
+  'designFilter',
+  'applyFilter',
+  'correlate',
+  'listBackends',
+  'runBench',
+]);
+
+/** Largest readSamples reply, in float32 values (64 MiB). */
+export const MAX_SAMPLE_VALUES = 1 << 24;
+
+type Params<M extends Method> = z.infer<(typeof requestSchemas)[M]>;
+
+/** A reply's result: plain JSON, or JSON plus a float32 payload (a binary reply). */
+type Outcome = { json: unknown } | { result: Record<string, unknown>; data: Float32Array };
+
+export interface OfflineOptions {
+  onWarning?: WarningHandler;
+  /** Progress events of one job at most this often (ms); default 100. */
+  progressIntervalMs?: number;
+  maxJobs?: number;
+}
+
+function rowInfo(r: BenchRow): BenchRowInfo {
+  const x: BenchRowInfo = {
+    backend: r.backend,
+    op: r.op,
+    size: r.size,
+    batch: r.batch,
+    samples: r.samples,
+    medianMs: r.medianMs,
+    samplesPerSecond: r.samplesPerSecond,
+    relError: r.relError,
+  };
+  if (r.gflops !== undefined) x.gflops = r.gflops;
+  if (r.vsCpu !== undefined) x.vsCpu = r.vsCpu;
+  return x;
+}
+
+export class OfflineWork {
+  readonly #engine: Engine;
+  readonly #post: (msg: ServerMessage | ArrayBuffer) => void;
+  readonly #files: FileRegistry;
+  readonly #jobs: JobRunner;
+  #closed = false;
+
+  constructor(
+    engine: Engine,
+    post: (msg: ServerMessage | ArrayBuffer) => void,
+    options: OfflineOptions = {},
+  ) {
+    this.#engine = engine;
+    this.#post = post;
+    this.#files = new FileRegistry(options.onWarning);
+    this.#jobs = new JobRunner({
+      send: (data: ProgressEvent) => this.#post({ type: 'event', event: 'progress', data }),
+      ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
+      ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
+    });
+  }
+
+  /** Jobs running now. */
+  get running(): number {
+    return this.#jobs.size;
+  }
+
+  /** Runs request `id`; its reply (or error) goes out through post. Never throws. */
+  run(id: number, method: Method, params: unknown): void {
+    const fail = (err: unknown): void => {
+      if (this.#closed) return;
+      this.#post({ type: 'reply', id, ok: false, error: errorInfo(err) });
+    };
+    let promise: Promise<Outcome>;
+    try {
+      promise = this.#jobs.start(id, async (ctx) => {
+        try {
+          const out = await this.#handle(method, params, ctx);
+          // A cancelled request answers 'cancelled' even when it got to the end; an output file written
+          // before the cancel arrived stands, so applyFilter says so.
+          if (ctx.signal.aborted && method !== 'applyFilter') throw new CancelledError();
+          return out;
+        } catch (err) {
+          if (ctx.signal.aborted && !(err instanceof CancelledError)) throw new CancelledError();
+          throw err;
+        }
+      });
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    promise.then((out) => {
+      if (this.#closed) return;
+      if ('json' in out) this.#post({ type: 'reply', id, ok: true, result: out.json });
+      else this.#post(encodeBinaryReply(id, out.result, out.data));
+    }, fail);
+  }
+
+  /** Asks request `request` to stop; false when it is not running. */
+  cancel(request: number): boolean {
+    return this.#jobs.cancel(request);
+  }
+
+  /** Cancels every job, then closes every file. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#jobs.close();
+    await this.#files.closeAll();
+  }
+
+  #lease(file: number, ctx: JobContext): FileLease {
+    return this.#files.acquire(file, () => this.#jobs.cancel(ctx.id));
+  }
+
+  async #backend(): Promise<Backend> {
+    return this.#engine.backend();
+  }
+
+  async #handle(method: Method, params: unknown, ctx: JobContext): Promise<Outcome> {
+    switch (method) {
+      case 'openFile':
+        return { json: await this.#files.open(params as Params<'openFile'>) };
+      case 'closeFile':
+        await this.#files.close((params as Params<'closeFile'>).file);
+        return { json: {} };
+      case 'listDirectory':
+        return { json: await listDirectory((params as Params<'listDirectory'>).path) };
+      case 'fileSpectrogram':
+        return this.#fileSpectrogram(params as Params<'fileSpectrogram'>, ctx);
+      case 'readSamples':
+        return this.#readSamples(params as Params<'readSamples'>, ctx);
+      case 'designFilter':
+        return { json: await designFilter(params as Params<'designFilter'>, ctx.signal) };
+      case 'applyFilter':
+        return { json: await this.#applyFilter(params as Params<'applyFilter'>, ctx) };
+      case 'correlate':
+        return this.#correlate(params as Params<'correlate'>, ctx);
+      case 'listBackends':
+        return { json: { backends: await this.#engine.backendDetails() } };
+      case 'runBench':
+        return { json: await this.#runBench(params as Params<'runBench'>, ctx) };
+      default:
+        throw new InvalidArgumentError(`${method} is not an offline request`);
+    }
+  }
+
+  async #fileSpectrogram(p: Params<'fileSpectrogram'>, ctx: JobContext): Promise<Outcome> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      const backend = await this.#backend();
+      const img = await spectrogramRegion(backend, lease.source, {
+        start: p.start,
+        ...(p.end !== undefined ? { end: p.end } : {}),
+        ...(p.fLow !== undefined ? { fLow: p.fLow } : {}),
+        ...(p.fHigh !== undefined ? { fHigh: p.fHigh } : {}),
+        ...(p.fft !== undefined ? { fft: p.fft } : {}),
+        overlap: p.overlap,
+        window: p.window,
+        width: p.width,
+        height: p.height,
+        channel: p.channel,
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+      });
+      const result: FileSpectrogramResult = {
+        width: img.width,
+        height: img.height,
+        frames: img.frames,
+        start: img.start,
+        end: img.end,
+        fft: img.fft,
+        hop: img.hop,
+        frequencyRange: img.frequencyRange,
+      };
+      return { result: { ...result }, data: img.levels };
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #readSamples(p: Params<'readSamples'>, ctx: JobContext): Promise<Outcome> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      const { source, info } = lease;
+      const format = source.info;
+      if (p.channel !== undefined) checkChannel(p.channel, format, info.path);
+      const { start, end } = resolveRange({ start: p.start, end: p.end }, info.samples);
+      const frames = end - start;
+      const w = format.complex ? 2 : 1;
+      const perFrame = p.channel !== undefined ? w : valuesPerFrame(format);
+      if (frames * perFrame > MAX_SAMPLE_VALUES) {
+        throw new InvalidArgumentError(
+          `readSamples returns at most ${MAX_SAMPLE_VALUES} values (${Math.floor(MAX_SAMPLE_VALUES / perFrame)} frames of this file) at once; ` +
+            `${frames} frames were asked for: read a shorter range`,
+        );
+      }
+      const data = new Float32Array(frames * perFrame);
+      let o = 0;
+      if (frames > 0) {
+        for await (const block of source.blocks({ start, end, signal: ctx.signal })) {
+          const floats =
+            p.channel !== undefined
+              ? toFloat32(channelOf(block.data, format, p.channel))
+              : toFloat32(block.data);
+          data.set(floats, o);
+          o += floats.length;
+        }
+      }
+      const result: SamplesResult = {
+        start,
+        frames,
+        channels: p.channel !== undefined ? 1 : format.channels,
+        sampleRate: format.sampleRate,
+        complex: format.complex,
+      };
+      return { result: { ...result }, data };
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #applyFilter(p: Params<'applyFilter'>, ctx: JobContext): Promise<ApplyFilterResult> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      const output = path.resolve(path.dirname(lease.info.path), p.output);
+      const taps = Float64Array.from(p.taps);
+      const backend = await this.#backend();
+      const t0 = performance.now();
+      const r = await filterSource(backend, lease.source, output, taps, {
+        causal: p.causal,
+        ...(p.encoding !== undefined ? { encoding: p.encoding } : {}),
+        applied: { filter: 'fir', numtaps: taps.length, causal: p.causal },
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+      });
+      return { ...r, seconds: (performance.now() - t0) / 1000 };
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #correlate(p: Params<'correlate'>, ctx: JobContext): Promise<Outcome> {
+    const signal = this.#lease(p.signal, ctx);
+    let template: FileLease | undefined;
+    try {
+      template = this.#lease(p.template.file, ctx);
+      const s = signal.source.info;
+      const t = template.source.info;
+      const range = resolveRange({ start: p.template.start, end: p.template.end }, t.samples);
+      const lags = (s.samples ?? 0) - (range.end - range.start) + 1;
+      // When there is no lag, correlateSources says why (template longer than the signal, empty…).
+      const envelope = lags >= 1 ? new Envelope(lags, p.points) : null;
+      const backend = await this.#backend();
+      const r = await correlateSources(backend, signal.source, template.source, {
+        top: p.top,
+        channel: p.channel,
+        templateRange: { start: range.start, end: range.end },
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+        onScores: (startLag, scores) => envelope?.add(startLag, scores),
+      });
+      const data = envelope ? envelope.result() : new Float32Array(0);
+      const result: CorrelateResult = {
+        peaks: r.peaks.map((m) => ({ lag: m.lag, time: m.time, score: m.score })),
+        lags: r.lags,
+        templateLength: r.templateLength,
+        sampleRate: r.sampleRate,
+        points: data.length,
+        bucket: envelope?.bucket ?? 1,
+      };
+      return { result: { ...result }, data };
+    } finally {
+      template?.release();
+      signal.release();
+    }
+  }
+
+  async #runBench(p: Params<'runBench'>, ctx: JobContext): Promise<BenchResult> {
+    const names = [...new Set(p.backends)];
+    // CPU first: its rows are the reference for the speed-up of the others.
+    names.sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
+    const backends: Backend[] = [];
+    try {
+      for (const name of names) {
+        throwIfAborted(ctx.signal);
+        backends.push(await this.#engine.createBackend(name));
+      }
+      const options = {
+        ops: p.ops as BenchOp[],
+        ...(p.sizes !== undefined ? { sizes: p.sizes } : {}),
+        ...(p.samples !== undefined ? { samples: p.samples } : {}),
+        ...(p.repeats !== undefined ? { repeats: p.repeats } : {}),
+      };
+      const total = benchRowCount(backends.length, options);
+      let done = 0;
+      ctx.progress(0, total, 'rows');
+      const rows = await runBench(backends, {
+        ...options,
+        signal: ctx.signal,
+        onRow: (r) => ctx.progress(++done, total, 'rows', rowInfo(r)),
+      });
+      return {
+        machine: machineInfo(),
+        backends: await this.#engine.backendDetails(),
+        rows: rows.map(rowInfo),
+      };
+    } finally {
+      await Promise.all(backends.map((b) => b.dispose().catch(() => undefined)));
+    }
+  }
+}
