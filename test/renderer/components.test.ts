@@ -343,16 +343,18 @@ describe('StatusBar and views', () => {
   });
 
   it('switches views by id and finds them by hash', async () => {
-    const w = mount(ViewSwitcher, {
-      props: {
-        views: [...VIEWS, { id: 'file', label: 'File', title: 'File', component: VIEWS[0].component }],
-        current: 'live',
-      },
-    });
-    expect(w.findAll('[role="tab"]').map((t) => t.text())).toEqual(['Live', 'File']);
+    const w = mount(ViewSwitcher, { props: { views: VIEWS, current: 'live' } });
+    expect(w.findAll('[role="tab"]').map((t) => t.text())).toEqual([
+      'Live',
+      'File',
+      'Filter',
+      'Correlation',
+      'Benchmark',
+    ]);
     await w.find('[data-view="file"]').trigger('click');
     expect(w.emitted('select')).toEqual([['file']]);
     expect(viewForHash('#/live').id).toBe('live');
+    for (const id of ['file', 'filter', 'correlate', 'bench']) expect(viewForHash(`#/${id}`).id).toBe(id);
     expect(viewForHash('#/nope').id).toBe('live');
   });
 });

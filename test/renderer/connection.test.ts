@@ -141,7 +141,7 @@ describe('PhasorConnection', () => {
     c.onRows(() => got++);
     t.deliver(new ArrayBuffer(12));
     expect(got).toBe(0);
-    expect(problems[0]).toMatch(/not a rows message/);
+    expect(problems[0]).toMatch(/unknown binary message/);
   });
 });
 

@@ -9,10 +9,13 @@ import type {
   MethodResults,
 } from '../../electron/engine/protocol/messages.js';
 import type { RowsMessage } from '../../electron/engine/protocol/rows-codec.js';
-import type { Connection, ConnectionState } from '../../renderer/src/transport/connection.js';
+import type { Connection, ConnectionState, RequestOptions } from '../../renderer/src/transport/connection.js';
 import { RequestError } from '../../renderer/src/transport/connection.js';
 
-type Handler<M extends Method> = (params: MethodParams[M]) => MethodResults[M] | Promise<MethodResults[M]>;
+type Handler<M extends Method> = (
+  params: MethodParams[M],
+  options: RequestOptions,
+) => MethodResults[M] | Promise<MethodResults[M]>;
 
 export const GENERATOR_KIND = {
   kind: 'generator',
@@ -102,7 +105,7 @@ export function liveInfo(extra: Partial<LiveInfo> = {}): LiveInfo {
 
 export class FakeConnection implements Connection {
   state: ConnectionState = 'open';
-  readonly requests: Array<{ method: Method; params: unknown }> = [];
+  readonly requests: Array<{ method: Method; params: unknown; options?: RequestOptions }> = [];
   readonly acks: Array<{ session: number; seq: number }> = [];
   private readonly handlers: Partial<{ [M in Method]: Handler<M> }> = {};
   private readonly events = new Map<string, Set<(d: never) => void>>();
@@ -126,11 +129,17 @@ export class FakeConnection implements Connection {
     (this.handlers as Record<string, unknown>)[method] = fn;
   }
 
-  async request<M extends Method>(method: M, params: MethodParams[M]): Promise<MethodResults[M]> {
-    this.requests.push({ method, params });
+  async request<M extends Method>(
+    method: M,
+    params: MethodParams[M],
+    given?: RequestOptions,
+  ): Promise<MethodResults[M]> {
+    const options = given ?? {};
+    this.requests.push(given ? { method, params, options: given } : { method, params });
     const h = this.handlers[method] as Handler<M> | undefined;
     if (!h) throw new RequestError('bad-request', `no handler for ${method}`);
-    return h(params);
+    if (options.signal?.aborted) throw new RequestError('cancelled', 'cancelled');
+    return h(params, options);
   }
 
   on<E extends keyof EventMap>(event: E, listener: (data: EventMap[E]) => void): () => void {
@@ -171,6 +180,10 @@ export class FakeConnection implements Connection {
   setState(s: ConnectionState, detail?: string): void {
     this.state = s;
     for (const l of this.states) l(s, detail);
+  }
+
+  count(method: Method): number {
+    return this.requests.filter((r) => r.method === method).length;
   }
 
   methods(): Method[] {

@@ -41,6 +41,11 @@ export interface PhasorHooks {
   info: LiveInfo | null;
   /** Last 100 requests with their outcome. */
   requests: RequestLogEntry[];
+  /** File spectrogram images coloured, and file spectrogram canvases drawn (offline views). */
+  fileImagesPainted: number;
+  fileFramesDrawn: number;
+  /** Progress events received, per method of the request they belong to. */
+  progress: Record<string, number>;
   /** Resets the counters and the latency ring (between benchmark phases). */
   reset(): void;
 }
@@ -69,6 +74,9 @@ function makeHooks(): PhasorHooks {
     },
     info: null,
     requests: [],
+    fileImagesPainted: 0,
+    fileFramesDrawn: 0,
+    progress: {},
     reset() {
       hooks.rowsReceived = hooks.rowsDrawn = hooks.rowsDiscarded = hooks.framesDrawn = 0;
       latency.reset();

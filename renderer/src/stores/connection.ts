@@ -10,9 +10,17 @@ import type {
   MethodResults,
 } from '../../../electron/engine/protocol/messages.js';
 import { PROTOCOL_VERSION } from '../../../electron/engine/protocol/messages.js';
-import type { Connection, ConnectionState } from '../transport/connection.js';
+import type { Connection, ConnectionState, RequestOptions } from '../transport/connection.js';
 import { RequestError } from '../transport/connection.js';
-import { logRequest } from '../lib/hooks.js';
+import { hooks, logRequest } from '../lib/hooks.js';
+
+function withoutData(result: unknown): unknown {
+  if (result && typeof result === 'object' && 'data' in result && ArrayBuffer.isView(result.data)) {
+    const { data, ...rest } = result as Record<string, unknown> & { data: Float32Array };
+    return { ...rest, dataLength: data.length };
+  }
+  return result;
+}
 
 export const useConnectionStore = defineStore('connection', () => {
   const state = ref<ConnectionState>('connecting');
@@ -35,12 +43,27 @@ export const useConnectionStore = defineStore('connection', () => {
     return conn;
   }
 
-  async function request<M extends Method>(method: M, params: MethodParams[M]): Promise<MethodResults[M]> {
+  async function request<M extends Method>(
+    method: M,
+    params: MethodParams[M],
+    options?: RequestOptions,
+  ): Promise<MethodResults[M]> {
     const entry = { method, params: params as unknown, ok: null as boolean | null, at: Date.now() };
     logRequest(entry);
+    // Progress events are counted per method for tests and benchmarks (window.__phasor.progress).
+    const counted: RequestOptions | undefined = options?.onProgress
+      ? {
+          ...options,
+          onProgress: (e) => {
+            hooks.progress[method] = (hooks.progress[method] ?? 0) + 1;
+            options.onProgress!(e);
+          },
+        }
+      : options;
     try {
-      const result = await connection().request(method, params);
-      Object.assign(entry, { ok: true, result });
+      const result = await connection().request(method, params, counted);
+      // Float payloads stay out of the log (tests read it through page.evaluate).
+      Object.assign(entry, { ok: true, result: withoutData(result) });
       return result;
     } catch (e) {
       Object.assign(entry, { ok: false, error: e instanceof Error ? e.message : String(e) });

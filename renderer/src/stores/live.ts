@@ -291,12 +291,32 @@ export const useLiveStore = defineStore('live', () => {
     if (s === 'stopped') wantRunning = false;
     else if (s === 'running' || s === 'starting') wantRunning = true;
   });
+  // While another view is shown the session is stopped (it would compete with offline work for the
+  // engine and the CPU), and started again when the Live view comes back.
+  let active = true;
+  let resumeOnActive = false;
+  async function setActive(on: boolean): Promise<void> {
+    if (on === active) return;
+    active = on;
+    if (!on) {
+      if (running.value) {
+        resumeOnActive = true;
+        await stop();
+      }
+    } else if (resumeOnActive) {
+      resumeOnActive = false;
+      await start();
+    }
+  }
+
   watch(
     () => connection.epoch,
     () => {
       bind();
       setInfo(null);
-      if (wantRunning) void start();
+      if (!wantRunning) return;
+      if (active) void start();
+      else resumeOnActive = true;
     },
   );
 
@@ -324,5 +344,6 @@ export const useLiveStore = defineStore('live', () => {
     receiveSourceEvent,
     setSink,
     bind,
+    setActive,
   };
 });

@@ -1,6 +1,8 @@
 // One connection to the engine over either transport: the desktop bridge (window.phasor) or a WebSocket
-// (web mode). Typed requests with replies matched by id, events by name, binary rows decoded, and acks
-// sent back per rows message (the engine stops sending, and counts drops, when acks stop).
+// (web mode). Typed requests with replies matched by id (JSON replies, and binary replies whose float32
+// payload arrives as `result.data`), progress events routed to the request that started them, cancel by
+// AbortSignal, events by name, binary rows decoded, and acks sent back per rows message (the engine stops
+// sending, and counts drops, when acks stop).
 
 import type {
   ClientMessage,
@@ -8,9 +10,14 @@ import type {
   Method,
   MethodParams,
   MethodResults,
+  ProgressEvent,
   ServerMessage,
 } from '../../../electron/engine/protocol/messages.js';
-import { decodeRows, type RowsMessage } from '../../../electron/engine/protocol/rows-codec.js';
+import {
+  decodeBinary,
+  type BinaryMessage,
+  type RowsMessage,
+} from '../../../electron/engine/protocol/rows-codec.js';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -35,9 +42,36 @@ export class RequestError extends Error {
   }
 }
 
+/** Long requests answer when done and send progress meanwhile (messages.ts, offline work). */
+export const LONG_METHODS: ReadonlySet<Method> = new Set<Method>([
+  'fileSpectrogram',
+  'applyFilter',
+  'correlate',
+  'runBench',
+]);
+
+export interface RequestOptions {
+  /** Progress events the engine sends for this request. */
+  onProgress?: (progress: ProgressEvent) => void;
+  /**
+   * Aborting sends `cancel` for this request; the request then fails with the engine's 'cancelled' reply
+   * (or with code 'cancelled' at once when it was aborted before it was sent).
+   */
+  signal?: AbortSignal;
+  /**
+   * How long (ms) the request may go without a reply or a progress event; 0 waits for ever. Default: the
+   * connection's timeout, five times it for the long requests.
+   */
+  timeoutMs?: number;
+}
+
 export interface Connection {
   readonly state: ConnectionState;
-  request<M extends Method>(method: M, params: MethodParams[M]): Promise<MethodResults[M]>;
+  request<M extends Method>(
+    method: M,
+    params: MethodParams[M],
+    options?: RequestOptions,
+  ): Promise<MethodResults[M]>;
   on<E extends keyof EventMap>(event: E, listener: (data: EventMap[E]) => void): () => void;
   onRows(listener: (rows: RowsMessage) => void): () => void;
   /** Acknowledges one rows message once it has been consumed (drawn or discarded). */
@@ -47,9 +81,16 @@ export interface Connection {
 }
 
 interface Pending {
+  method: Method;
   resolve(value: unknown): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** Idle limit (ms; 0 = none), restarted by each progress event. */
+  idleMs: number;
+  onProgress?: (progress: ProgressEvent) => void;
+  /** Stops listening to the abort signal. */
+  release?: () => void;
+  cancelled: boolean;
 }
 
 export interface ConnectionOptions {
@@ -84,22 +125,39 @@ export class PhasorConnection implements Connection {
     return this.current;
   }
 
-  request<M extends Method>(method: M, params: MethodParams[M]): Promise<MethodResults[M]> {
+  request<M extends Method>(
+    method: M,
+    params: MethodParams[M],
+    options: RequestOptions = {},
+  ): Promise<MethodResults[M]> {
     if (this.current !== 'open') {
       return Promise.reject(new RequestError('disconnected', 'not connected to the engine'));
     }
+    if (options.signal?.aborted) return Promise.reject(cancelledError());
     const id = this.nextId++;
+    const idleMs = options.timeoutMs ?? (LONG_METHODS.has(method) ? 5 * this.timeoutMs : this.timeoutMs);
     return new Promise<MethodResults[M]>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new RequestError('timeout', `the engine did not answer "${method}" in time`));
-      }, this.timeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      const p: Pending = {
+        method,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: null,
+        idleMs,
+        onProgress: options.onProgress,
+        cancelled: false,
+      };
+      this.pending.set(id, p);
+      this.arm(id, p);
+      const signal = options.signal;
+      if (signal) {
+        const onAbort = () => this.cancel(id);
+        signal.addEventListener('abort', onAbort, { once: true });
+        p.release = () => signal.removeEventListener('abort', onAbort);
+      }
       try {
         this.transport.send({ type: 'request', id, method, params });
       } catch (e) {
-        clearTimeout(timer);
-        this.pending.delete(id);
+        this.settle(id, p);
         reject(new RequestError('disconnected', e instanceof Error ? e.message : String(e)));
       }
     });
@@ -138,6 +196,43 @@ export class PhasorConnection implements Connection {
     this.setState('closed');
   }
 
+  /** (Re)starts a request's idle timer. */
+  private arm(id: number, p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    p.timer = null;
+    if (p.idleMs <= 0) return;
+    p.timer = setTimeout(() => {
+      if (this.pending.get(id) !== p) return;
+      this.settle(id, p);
+      p.reject(
+        p.cancelled
+          ? cancelledError()
+          : new RequestError('timeout', `the engine did not answer "${p.method}" in time`),
+      );
+    }, p.idleMs);
+  }
+
+  /** Forgets a pending request (its reply, if one still comes, is dropped). */
+  private settle(id: number, p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    p.timer = null;
+    p.release?.();
+    this.pending.delete(id);
+  }
+
+  /** Asks the engine to stop request `id`; the request ends with the engine's reply ('cancelled'). */
+  private cancel(id: number): void {
+    const p = this.pending.get(id);
+    if (!p || p.cancelled) return;
+    p.cancelled = true;
+    // The engine answers a cancelled request promptly; without a reply, give up after the usual time.
+    p.idleMs = this.timeoutMs;
+    this.arm(id, p);
+    this.request('cancel', { request: id }).catch(() => {
+      // A lost link or an engine that finished first: the request's own reply (or failPending) settles it.
+    });
+  }
+
   private setState(state: ConnectionState, detail?: string): void {
     if (state !== 'open') this.failPending(detail ?? 'connection to the engine lost');
     this.current = state;
@@ -146,38 +241,71 @@ export class PhasorConnection implements Connection {
 
   private failPending(why: string): void {
     for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
+      this.settle(id, p);
       p.reject(new RequestError('disconnected', why));
-      this.pending.delete(id);
+    }
+  }
+
+  private resolveReply(id: number, result: unknown): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.settle(id, p);
+    p.resolve(result);
+  }
+
+  private rejectReply(id: number, code: string, message: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.settle(id, p);
+    p.reject(new RequestError(code, message));
+  }
+
+  private progress(e: ProgressEvent): void {
+    const p = this.pending.get(e.request);
+    if (!p) return;
+    if (!p.cancelled) this.arm(e.request, p);
+    try {
+      p.onProgress?.(e);
+    } catch (err) {
+      this.options.onProtocolError?.(
+        `a progress listener failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
   private receive(message: ServerMessage | ArrayBuffer): void {
     if (message instanceof ArrayBuffer) {
-      let rows: RowsMessage;
+      let decoded: BinaryMessage;
       try {
-        rows = decodeRows(message);
+        decoded = decodeBinary(message);
       } catch (e) {
         this.options.onProtocolError?.(e instanceof Error ? e.message : String(e));
         return;
       }
-      for (const l of this.rowListeners) l(rows);
+      if (decoded.kind === 'reply') this.resolveReply(decoded.id, decoded.result);
+      else for (const l of this.rowListeners) l(decoded.rows);
       return;
     }
     if (message.type === 'reply') {
-      const p = this.pending.get(message.id);
-      if (!p) return;
-      this.pending.delete(message.id);
-      clearTimeout(p.timer);
-      if (message.ok) p.resolve(message.result);
-      else p.reject(new RequestError(message.error.code, message.error.message));
+      if (message.ok) this.resolveReply(message.id, message.result);
+      else this.rejectReply(message.id, message.error.code, message.error.message);
       return;
     }
     if (message.type === 'event') {
+      if (message.event === 'progress') this.progress(message.data);
       const set = this.eventListeners.get(message.event);
       if (set) for (const l of set) (l as (d: unknown) => void)(message.data);
       return;
     }
     this.options.onProtocolError?.('unknown message from the engine');
   }
+}
+
+function cancelledError(): RequestError {
+  return new RequestError('cancelled', 'cancelled');
+}
+
+/** Whether `e` is the failure of a request that was cancelled. */
+export function isCancelled(e: unknown): boolean {
+  return e instanceof RequestError && e.code === 'cancelled';
 }

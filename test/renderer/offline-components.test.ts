@@ -1,0 +1,362 @@
+// @vitest-environment happy-dom
+// Components of the offline views with a fake connection: the file browser, the raw-format prompt, the
+// spectrogram's annotation boxes and selection, the filter form, taps import, the benchmark table and
+// import, and a correlation peak leading to the File view.
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia, type Pinia } from 'pinia';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { BenchRowInfo } from '../../electron/engine/protocol/messages.js';
+import BenchTable from '../../renderer/src/components/BenchTable.vue';
+import FileBrowser from '../../renderer/src/components/FileBrowser.vue';
+import FileSpectrogram from '../../renderer/src/components/FileSpectrogram.vue';
+import FilterDesignPanel from '../../renderer/src/components/FilterDesignPanel.vue';
+import RawFormatDialog from '../../renderer/src/components/RawFormatDialog.vue';
+import TapsPanel from '../../renderer/src/components/TapsPanel.vue';
+import { compareRuns } from '../../renderer/src/lib/bench-io.js';
+import { useBenchStore } from '../../renderer/src/stores/bench.js';
+import { useConnectionStore } from '../../renderer/src/stores/connection.js';
+import { useCorrelationStore } from '../../renderer/src/stores/correlation.js';
+import { useFilesStore } from '../../renderer/src/stores/files.js';
+import { useFilterStore } from '../../renderer/src/stores/filter.js';
+import BenchView from '../../renderer/src/views/BenchView.vue';
+import CorrelationView from '../../renderer/src/views/CorrelationView.vue';
+import FileView from '../../renderer/src/views/FileView.vue';
+import { FakeConnection, settle } from './fake-connection.js';
+import { fileInfo } from './offline-fixtures.js';
+
+let pinia: Pinia;
+const stubs = { UChart: true };
+
+async function connected(): Promise<FakeConnection> {
+  const conn = new FakeConnection();
+  await useConnectionStore().attach(conn);
+  await settle();
+  return conn;
+}
+
+beforeEach(() => {
+  localStorage.clear();
+  pinia = createPinia();
+  setActivePinia(pinia);
+  window.location.hash = '';
+  delete window.phasor;
+});
+
+describe('FileBrowser', () => {
+  it('lists the folder, walks into folders with the keyboard, and opens a file on double-click', async () => {
+    const conn = await connected();
+    conn.handle('listDirectory', (p) => ({
+      path: p.path ?? '/home/u',
+      parent: '/home',
+      entries:
+        p.path === '/home/u/rec'
+          ? [{ name: 'deep.wav', path: '/home/u/rec/deep.wav', kind: 'file', size: 2048, openable: true }]
+          : [
+              { name: 'tone.wav', path: '/home/u/tone.wav', kind: 'file', size: 1_500_000, openable: true },
+              { name: 'rec', path: '/home/u/rec', kind: 'directory', openable: false },
+            ],
+    }));
+    const w = mount(FileBrowser, { global: { plugins: [pinia] }, attachTo: document.body });
+    await settle();
+    const names = () => w.findAll('[role="option"]').map((o) => o.attributes('data-name'));
+    expect(names()).toEqual(['rec', 'tone.wav']);
+    expect(w.find('[data-name="tone.wav"] .size').text()).toBe('1.43 MiB');
+    expect((w.find('[data-test="browser-path"]').element as HTMLInputElement).value).toBe('/home/u');
+    const list = w.find('[data-test="browser-entries"]');
+    await list.trigger('keydown', { key: 'Enter' }); // the first entry: the folder
+    await settle();
+    expect(conn.last('listDirectory')).toEqual({ path: '/home/u/rec' });
+    expect(names()).toEqual(['deep.wav']);
+    await w.find('[data-name="deep.wav"]').trigger('dblclick');
+    expect(w.emitted('open')).toEqual([['/home/u/rec/deep.wav']]);
+    // A typed path goes there.
+    await w.find('[data-test="browser-path"]').setValue('/srv/data');
+    await w.find('[data-test="browser-path"]').trigger('keydown', { key: 'Enter' });
+    expect(conn.last('listDirectory')).toEqual({ path: '/srv/data' });
+    w.unmount();
+  });
+});
+
+describe('RawFormatDialog', () => {
+  it('reads the rate and centre as typed and submits the format, refusing an invalid rate', async () => {
+    const w = mount(RawFormatDialog, {
+      props: {
+        prompt: { path: '/sdr/x.cs16', params: { format: 'cs16', rate: 0 }, message: 'raw', compare: false },
+      },
+      attachTo: document.body,
+    });
+    const open = () => w.find('[data-test="raw-open"]');
+    expect(open().attributes('disabled')).toBeDefined();
+    await w.find('[data-test="raw-rate"]').setValue('fast');
+    expect(w.text()).toContain('a positive number of Hz');
+    await w.find('[data-test="raw-rate"]').setValue('2.4M');
+    await w.find('[data-test="raw-center"]').setValue('433.92 MHz');
+    await w.find('[data-test="raw-format"]').setValue('cu8');
+    await open().trigger('click');
+    expect(w.emitted('submit')).toEqual([[{ format: 'cu8', rate: 2.4e6, center: 433.92e6 }]]);
+    w.unmount();
+  });
+});
+
+describe('FileSpectrogram overlays', () => {
+  it('draws SigMF annotations as labelled boxes where their frames and band are, and the selection', async () => {
+    await connected();
+    const files = useFilesStore();
+    const info = fileInfo({
+      complex: true,
+      sampleRate: 1e6,
+      samples: 1_000_000,
+      duration: 1,
+      centerFrequency: 100e6,
+      annotations: [
+        { start: 250_000, count: 250_000, freqLower: 100.1e6, freqUpper: 100.3e6, label: 'burst' },
+        { start: 900_000, label: 'tail', comment: 'to the end' },
+        { start: 0, count: 10, freqLower: 50e6, freqUpper: 60e6, label: 'out of band' },
+      ],
+    });
+    files.files = [info];
+    files.currentId = info.file;
+    files.setRegion({ t0: 0, t1: 1, f0: 99.5e6, f1: 100.5e6 });
+    files.setSelection({ t0: 0.5, t1: 0.75 });
+    const w = mount(FileSpectrogram, { props: { file: info }, global: { plugins: [pinia] } });
+    await flushPromises();
+    const boxes = w.findAll('[data-test="annotation"]');
+    expect(boxes).toHaveLength(2);
+    const style = (i: number) => boxes[i].attributes('style');
+    expect(style(0)).toContain('left: 25.0000%');
+    expect(style(0)).toContain('width: 25.0000%');
+    expect(style(0)).toContain('top: 20.0000%');
+    expect(style(0)).toContain('height: 20.0000%');
+    expect(style(1)).toContain('left: 90.0000%');
+    expect(style(1)).toContain('width: 10.0000%');
+    expect(style(1)).toContain('height: 100.0000%');
+    expect(w.findAll('[data-test="annotation-label"]').map((l) => l.text())).toEqual(['burst', 'tail']);
+    expect(boxes[1].attributes('title')).toBe('tail — to the end');
+    const sel = w.find('[data-test="selection"]').attributes('style');
+    expect(sel).toContain('left: 50.0000%');
+    expect(sel).toContain('width: 25.0000%');
+    // Zoomed into the burst: its box follows.
+    files.setRegion({ t0: 0.25, t1: 0.5, f0: 100e6, f1: 100.4e6 });
+    await flushPromises();
+    const z = w.findAll('[data-test="annotation"]')[0].attributes('style');
+    expect(z).toContain('left: 0.0000%');
+    expect(z).toContain('width: 100.0000%');
+    expect(z).toContain('top: 25.0000%');
+    expect(z).toContain('height: 50.0000%');
+    w.unmount();
+  });
+});
+
+describe('FileView', () => {
+  it('opens a file dropped on it by its desktop path', async () => {
+    const conn = await connected();
+    conn.handle('openFile', (p) => fileInfo({ path: p.path, name: 'd.wav' }));
+    window.phasor = { send: () => {}, onMessage: () => () => {}, pathForFile: () => '/home/u/d.wav' };
+    const w = mount(FileView, { global: { plugins: [pinia], stubs } });
+    const file = new File([new Uint8Array(8)], 'd.wav');
+    const dataTransfer = { files: [file], types: ['Files'], dropEffect: 'none' };
+    await w.find('[data-test="file-view"]').trigger('dragenter', { dataTransfer });
+    expect(w.find('[data-test="drop-overlay"]').exists()).toBe(true);
+    await w.find('[data-test="file-view"]').trigger('drop', { dataTransfer });
+    await settle();
+    expect(conn.last('openFile')).toEqual({ path: '/home/u/d.wav' });
+    expect(w.find('[data-test="drop-overlay"]').exists()).toBe(false);
+    expect(w.find('[data-test="file-info"]').text()).toContain('d.wav');
+    w.unmount();
+  });
+});
+
+describe('FilterDesignPanel', () => {
+  it('edits the design in the store and shows the length and β the engine computed', async () => {
+    const conn = await connected();
+    conn.handle('designFilter', (p) => ({
+      taps: [1],
+      numtaps: p.ripple ? 261 : p.numtaps!,
+      window: p.ripple ? 'kaiser:6.755' : p.window!,
+      ...(p.ripple ? { beta: 6.7553 } : {}),
+      response: { frequencies: [0], magnitudeDb: [0], phase: [0], groupDelay: [0] },
+    }));
+    const filter = useFilterStore();
+    const w = mount(FilterDesignPanel, { global: { plugins: [pinia] } });
+    await w.find('[data-kind="bandpass"]').trigger('click');
+    expect(filter.design.kind).toBe('bandpass');
+    await w.find('[data-test="band-low"]').setValue('500');
+    await w.find('[data-test="band-high"]').setValue('2500');
+    expect(filter.design.band).toEqual([500, 2500]);
+    await w.find('[data-test="mode-kaiser"]').setValue(true);
+    await w.find('[data-test="ripple"]').setValue('70');
+    await w.find('[data-test="width"]').setValue('400');
+    await filter.designNow();
+    await flushPromises();
+    expect(conn.last('designFilter')).toEqual({
+      kind: 'bandpass',
+      cutoff: [500, 2500],
+      fs: 48000,
+      ripple: 70,
+      width: 400,
+      points: 1024,
+    });
+    expect(w.find('[data-test="design-result"]').text()).toContain('261 taps');
+    expect(w.find('[data-test="kaiser-beta"]').text()).toBe('β 6.755');
+    // Arrow keys move between the types.
+    await w.find('[role="radiogroup"]').trigger('keydown', { key: 'ArrowRight' });
+    expect(filter.design.kind).toBe('bandstop');
+    w.unmount();
+  });
+});
+
+describe('TapsPanel', () => {
+  it('imports taps from a chosen file', async () => {
+    await connected();
+    const filter = useFilterStore();
+    const w = mount(TapsPanel, { global: { plugins: [pinia] } });
+    const input = w.find('[data-test="taps-file"]');
+    const file = new File(['{"taps": [0.5, 0.5]}'], 'avg.json');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle();
+    expect(filter.imported).toEqual({ name: 'avg.json', taps: [0.5, 0.5] });
+    expect(w.find('[data-test="taps-imported"]').text()).toContain('2 taps from avg.json');
+    w.unmount();
+  });
+});
+
+describe('BenchTable', () => {
+  const r = (
+    backend: string,
+    size: number,
+    msps: number,
+    extra: Partial<BenchRowInfo> = {},
+  ): BenchRowInfo => ({
+    backend,
+    op: 'fft',
+    size,
+    batch: 1,
+    samples: 1,
+    medianMs: 1,
+    samplesPerSecond: msps * 1e6,
+    relError: 2.5e-8,
+    ...extra,
+  });
+
+  it('shows one line per measurement with throughput, GFLOP/s, error and speedup', () => {
+    const w = mount(BenchTable, {
+      props: {
+        rows: [
+          r('cpu', 1024, 104.8576, { gflops: 5.24, vsCpu: 1 }),
+          r('webgpu', 1024, 524.288, { vsCpu: 5, relError: 0.01 }),
+        ],
+      },
+    });
+    const cells = w.findAll('tbody tr').map((tr) => tr.findAll('td').map((td) => td.text()));
+    expect(cells).toEqual([
+      ['cpu', 'fft', '1,024', '105', '5.24', '2.5e-8', '1×'],
+      ['webgpu', 'fft', '1,024', '524', '—', '1.0e-2', '5×'],
+    ]);
+    expect(w.findAll('tbody td.bad')).toHaveLength(1); // an error above 1e-3 stands out
+  });
+
+  it('puts two runs side by side with the ratio', () => {
+    const a = {
+      machine: { date: '', cpu: 'A', threads: 1, node: '', platform: '' },
+      backends: [],
+      rows: [r('cpu', 256, 10)],
+    };
+    const b = { ...a, rows: [r('cpu', 256, 25), r('cuda', 256, 900)] };
+    const w = mount(BenchTable, {
+      props: { rows: a.rows, comparison: compareRuns(a, b), labels: ['here', 'there'] },
+    });
+    expect(w.find('thead').text()).toContain('here');
+    expect(w.find('thead').text()).toContain('there');
+    const ratio = w.findAll('[data-field="ratio"]').map((c) => c.text());
+    expect(ratio).toEqual(['2.5×', '—']);
+  });
+});
+
+describe('BenchView', () => {
+  it('lists the backends with their devices or why not, and imports a run to compare', async () => {
+    const conn = await connected();
+    conn.handle('listBackends', () => ({
+      backends: [
+        { name: 'cuda', available: false, reason: 'no NVIDIA driver' },
+        { name: 'cpu', available: true, device: 'CPU (2 threads)', details: { copyBandwidthGBs: 11.5 } },
+      ],
+    }));
+    const w = mount(BenchView, { global: { plugins: [pinia], stubs } });
+    await settle();
+    expect(w.find('[data-backend="cuda"] [data-test="backend-reason"]').text()).toBe('no NVIDIA driver');
+    expect(w.find('[data-backend="cpu"]').text()).toContain('CPU (2 threads)');
+    expect(w.find('[data-backend="cpu"]').text()).toContain('Copy Bandwidth GBs');
+    const bench = useBenchStore();
+    bench.rows = [
+      {
+        backend: 'cpu',
+        op: 'fft',
+        size: 256,
+        batch: 1,
+        samples: 1,
+        medianMs: 1,
+        samplesPerSecond: 1e7,
+        relError: 1e-8,
+      },
+    ];
+    const input = w.find('[data-test="bench-file"]');
+    const csv =
+      '# phasor bench\n# cpu: Other\nbackend,op,size,msamples_per_s,rel_error\ncpu,fft,256,30,1e-8\n';
+    Object.defineProperty(input.element, 'files', {
+      value: [new File([csv], 'other.csv')],
+      configurable: true,
+    });
+    await input.trigger('change');
+    await settle();
+    expect(w.find('[data-test="bench-compared"]').text()).toContain('other.csv');
+    expect(w.find('[data-field="ratio"]').text()).toBe('3×');
+    w.unmount();
+  });
+});
+
+describe('CorrelationView', () => {
+  it('lists the top peaks and shows a clicked one in the File view', async () => {
+    const conn = await connected();
+    const files = useFilesStore();
+    const sig = fileInfo({ name: 'signal.wav', sampleRate: 16000, samples: 80000, duration: 5 });
+    files.files = [sig];
+    files.currentId = sig.file;
+    files.setRegion({ t0: 0, t1: 5, f0: 0, f1: 8000 });
+    const corr = useCorrelationStore();
+    corr.result = {
+      peaks: [
+        { lag: 37520, time: 2.345, score: 0.9749 },
+        { lag: 8279, time: 0.5174375, score: 0.1024 },
+      ],
+      lags: 78401,
+      templateLength: 1600,
+      sampleRate: 16000,
+      points: 4,
+      bucket: 19601,
+      data: new Float32Array([0.1, 0.97, 0.1, 0.1]),
+    };
+    corr.resultSignal = sig.file;
+    const w = mount(CorrelationView, { global: { plugins: [pinia], stubs } });
+    const rows = w.findAll('[data-test="peak-table"] tbody tr');
+    expect(
+      rows.map((tr) =>
+        tr
+          .findAll('td')
+          .slice(0, 4)
+          .map((td) => td.text()),
+      ),
+    ).toEqual([
+      ['1', '37,520', '2.345 s', '0.9749'],
+      ['2', '8,279', '0.5174 s', '0.1024'],
+    ]);
+    await rows[0].find('[data-test="peak-show"]').trigger('click');
+    expect(window.location.hash).toBe('#/file');
+    expect(files.selection!.t0).toBe(2.345);
+    expect(files.selection!.t1).toBeCloseTo(2.445, 12);
+    expect(files.region!.t0).toBeLessThan(2.345);
+    expect(files.region!.t1).toBeGreaterThan(2.445);
+    expect(conn.count('correlate')).toBe(0);
+    w.unmount();
+  });
+});
