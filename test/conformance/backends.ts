@@ -4,6 +4,7 @@
 // their names carry [needs-gpu], the only skip CI accepts.
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+import { createCudaBackend, probeCuda } from '../../electron/engine/backends/cuda/index.js';
 
 export interface BackendEntry {
   name: string;
@@ -19,6 +20,15 @@ export const backends: BackendEntry[] = [
   { name: 'cpu', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2 }) },
   // Every job through the worker pool (shared memory, workers' own plans), so both paths are checked.
   { name: 'cpu-workers', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2, inlineCostLimit: 0 }) },
+  // Our CUDA kernels (issue 3). The issue's tighter 3e-7 for n ≤ 4096 is checked in test/cuda/fft.test.ts.
+  {
+    name: 'cuda',
+    tolerance: 1e-6,
+    open: async () => {
+      const a = await probeCuda();
+      return a.available ? createCudaBackend() : { unavailable: a.reason };
+    },
+  },
 ];
 
 export function needsGpu(entry: BackendEntry): boolean {

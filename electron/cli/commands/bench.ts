@@ -3,7 +3,15 @@ import type { Command } from 'commander';
 import type { Backend } from '../../engine/backends/backend.js';
 import { backendNames, getProvider, listBackends } from '../../engine/backends/registry.js';
 import { BackendUnavailableError, InvalidArgumentError, ioError } from '../../engine/errors.js';
-import { benchOps, machineInfo, runBench, type BenchOp, type BenchRow } from '../../engine/pipeline/bench.js';
+import {
+  benchOps,
+  machineInfo,
+  runBench,
+  runDeviceBench,
+  type BenchOp,
+  type BenchRow,
+  type DeviceBenchRow,
+} from '../../engine/pipeline/bench.js';
 import { parseIntOption, table } from '../util.js';
 
 interface BenchCli {
@@ -13,6 +21,8 @@ interface BenchCli {
   samples: number;
   repeats: number;
   json?: string;
+  device: boolean;
+  deviceSamples?: number;
 }
 
 export function registerBench(program: Command): void {
@@ -40,6 +50,15 @@ export function registerBench(program: Command): void {
       5,
     )
     .option('--json <file>', 'also write the rows and the machine as JSON to this file')
+    .option(
+      '--device-samples <n>',
+      'samples per device-timed measurement (default 2^27 for transforms, 2^26 for streams)',
+      (v) => parseIntOption(v, '--device-samples', 1024),
+    )
+    .option(
+      '--no-device',
+      "leave out the GPU backends' device-timed rows (kernel-only, end-to-end, vendor reference)",
+    )
     .action(async (opts: BenchCli) => {
       const ops = opts.op.split(',').map((s) => s.trim());
       for (const op of ops) {
@@ -73,6 +92,7 @@ export function registerBench(program: Command): void {
       for (const b of backends) process.stderr.write(`  ${b.name}: ${b.device}\n`);
       for (const s of skipped) process.stderr.write(`  ${s} (not benchmarked)\n`);
       let rows: BenchRow[];
+      const deviceRows: DeviceBenchRow[] = [];
       try {
         rows = await runBench(backends, {
           ops: ops as BenchOp[],
@@ -84,6 +104,21 @@ export function registerBench(program: Command): void {
               `  ${r.backend} ${r.op} ${r.size}: ${(r.samplesPerSecond / 1e6).toFixed(1)} Msamples/s\n`,
             ),
         });
+        if (opts.device) {
+          for (const b of backends) {
+            deviceRows.push(
+              ...(await runDeviceBench(b, {
+                ops: ops as BenchOp[],
+                ...(sizes ? { sizes } : {}),
+                ...(opts.deviceSamples ? { samples: opts.deviceSamples } : {}),
+                onRow: (r) =>
+                  process.stderr.write(
+                    `  ${r.backend} ${r.op} ${r.size}${r.note ? ` (${r.note})` : ''} ${r.timing}: ${r.ms.toFixed(3)} ms\n`,
+                  ),
+              })),
+            );
+          }
+        }
       } finally {
         for (const b of backends) await b.dispose();
       }
@@ -103,9 +138,50 @@ export function registerBench(program: Command): void {
           ]),
         ),
       );
+      if (deviceRows.length > 0) {
+        process.stdout.write(
+          '\ndevice-timed (CUDA events; kernel = data on the device, end-to-end = from pinned host memory)\n',
+        );
+        const pct = (x: number | undefined) => (x !== undefined ? `${(100 * x).toFixed(0)}%` : '-');
+        process.stdout.write(
+          table(
+            [
+              'backend',
+              'op',
+              'size',
+              'timing',
+              'ms',
+              'Gsamples/s',
+              'GB/s',
+              '% copy',
+              '% H2D',
+              '× ref',
+              'rel err',
+              'note',
+            ],
+            deviceRows.map((r) => [
+              r.backend,
+              r.op,
+              r.size,
+              r.timing,
+              r.ms.toFixed(3),
+              (r.samplesPerSecond / 1e9).toFixed(2),
+              r.gbPerSecond !== undefined ? r.gbPerSecond.toFixed(0) : '-',
+              pct(r.ofCopy),
+              pct(r.ofHostToDevice),
+              r.vsReference !== undefined ? r.vsReference.toFixed(2) : '-',
+              r.relError.toExponential(1),
+              r.note ?? '',
+            ]),
+          ),
+        );
+      }
       if (opts.json) {
         try {
-          await writeFile(opts.json, JSON.stringify({ machine, backends: all, rows }, null, 2) + '\n');
+          await writeFile(
+            opts.json,
+            JSON.stringify({ machine, backends: all, rows, deviceRows }, null, 2) + '\n',
+          );
         } catch (e) {
           throw ioError(opts.json, e);
         }

@@ -205,3 +205,41 @@ export interface Correlator {
   reset(): void;
   dispose(): void;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Device timing (benchmarks only)
+
+/** One measurement a GPU backend times itself, with its data already on the device (CUDA events). */
+export interface DeviceBenchResult {
+  op: string;
+  /** Which implementation ran: the backend's own kernels, or the vendor reference (e.g. 'cufft'). */
+  impl: string;
+  n: number;
+  batch: number;
+  /** False when the reference is missing here (e.g. no libcufft); `reason` says why. */
+  available: boolean;
+  reason?: string;
+  /** Median kernel time with the data on the device. */
+  kernelMs: number;
+  /** The same from host memory (pinned) and back. */
+  endToEndMs: number;
+  samplesPerSecond: number;
+  /** Bytes the operation must move through device memory (each input read once, each output written once). */
+  bytes: number;
+  relError: number;
+}
+
+/** A backend that can time its kernels on the device and offer a vendor reference beside them. */
+export interface DeviceTimer {
+  benchmark(
+    op: string,
+    n: number,
+    batch: number,
+    reference?: boolean,
+    options?: { reps?: number; endToEnd?: boolean },
+  ): Promise<DeviceBenchResult>;
+}
+
+export function hasDeviceTimer(b: Backend): b is Backend & DeviceTimer {
+  return typeof (b as Partial<DeviceTimer>).benchmark === 'function';
+}

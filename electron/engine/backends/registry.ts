@@ -6,6 +6,7 @@ import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } fr
 import type { Backend, BackendName } from './backend.js';
 import { FailoverBackend } from './failover.js';
 import { createCpuBackend } from './cpu/index.js';
+import { createCudaBackend, probeCuda } from './cuda/index.js';
 
 export type Availability =
   | { available: true; device: string; details?: Record<string, string | number> }
@@ -28,7 +29,7 @@ const notBuilt = (name: BackendName, why: string): BackendProvider => ({
 
 /** Every backend Phasor knows, best first: the order `auto` tries them in. */
 export const providers: readonly BackendProvider[] = [
-  notBuilt('cuda', 'the CUDA backend is not part of this build yet'),
+  { name: 'cuda', probe: () => probeCuda(), create: () => createCudaBackend() },
   notBuilt('webgpu', 'the WebGPU backend is not part of this build yet'),
   {
     name: 'cpu',

@@ -2,7 +2,13 @@
 // Every row also reports its relative error against a float64 computation of (a part of) the same output.
 
 import * as os from 'node:os';
-import type { Backend, BackendName } from '../backends/backend.js';
+import {
+  hasDeviceTimer,
+  type Backend,
+  type BackendName,
+  type DeviceBenchResult,
+  type DeviceTimer,
+} from '../backends/backend.js';
 import { getFftPlan } from '../fft/plan.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
@@ -326,6 +332,137 @@ export async function runBench(
         if (cpu) r.vsCpu = r.samplesPerSecond / cpu.samplesPerSecond;
         rows.push(r);
         options.onRow?.(r);
+      }
+    }
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Device rows: a GPU backend's kernels timed on the device (data already there), end to end from pinned
+// host memory, and the vendor reference (cuFFT, or the unfused cuFFT pipelines) on the same inputs.
+
+export interface DeviceBenchRow {
+  backend: string;
+  op: string;
+  size: number;
+  batch: number;
+  /** 'kernel': data on the device; 'end-to-end': from pinned host memory and back. */
+  timing: 'kernel' | 'end-to-end';
+  ms: number;
+  samplesPerSecond: number;
+  /** Bytes moved through device memory over the time (kernel rows). */
+  gbPerSecond?: number;
+  /** gbPerSecond over the device-to-device copy bandwidth measured in the same run. */
+  ofCopy?: number;
+  /** End-to-end rows: input bytes over the time, over the pinned host-to-device bandwidth of the run. */
+  ofHostToDevice?: number;
+  /** samples/s over the reference's (same op, size and timing). */
+  vsReference?: number;
+  relError: number;
+  note?: string;
+}
+
+/** Native op names per bench op (n = size; batch = samples per call, or transforms for FFTs). */
+const deviceOps: Record<BenchOp, string[]> = {
+  fft: ['fft'],
+  rfft: ['rfft'],
+  spectrogram: ['spectrogram-f32', 'spectrogram-i16'],
+  fir: ['fir-real', 'fir'],
+  correlate: ['corr'],
+};
+
+export interface DeviceBenchOptions {
+  ops?: readonly BenchOp[];
+  sizes?: readonly number[];
+  /** Samples per measurement on the device. Default 2^27 for transforms, 2^26 for streams. */
+  samples?: number;
+  repeats?: number;
+  onRow?: (row: DeviceBenchRow) => void;
+  signal?: AbortSignal;
+}
+
+export const defaultDeviceSizes: Record<BenchOp, number[]> = {
+  fft: [64, 256, 1024, 4096, 8192, 16384, 65536, 1 << 20, 1 << 24, 1000, 3000, 48000],
+  rfft: [1024, 4096],
+  spectrogram: [4096],
+  fir: [31, 255, 1023, 4095],
+  correlate: [4096],
+};
+
+/** The ceilings of the run: device-to-device copy and pinned host-to-device bandwidth (GB/s). */
+export async function deviceCeilings(b: DeviceTimer): Promise<{ copy: number; h2d: number }> {
+  const copy = await b.benchmark('copy', 1 << 27, 1, false, { reps: 10, endToEnd: false });
+  const h2d = await b.benchmark('h2d', 1 << 25, 1, false, { reps: 10, endToEnd: false });
+  return { copy: copy.bytes / copy.kernelMs / 1e6, h2d: h2d.bytes / h2d.kernelMs / 1e6 };
+}
+
+export async function runDeviceBench(
+  backend: Backend,
+  options: DeviceBenchOptions = {},
+): Promise<DeviceBenchRow[]> {
+  if (!hasDeviceTimer(backend)) return [];
+  const ceil = await deviceCeilings(backend);
+  const rows: DeviceBenchRow[] = [];
+  const push = (r: DeviceBenchRow) => {
+    rows.push(r);
+    options.onRow?.(r);
+  };
+  const reps = options.repeats ?? 10;
+  for (const op of options.ops ?? benchOps) {
+    for (const size of options.sizes ?? defaultDeviceSizes[op]) {
+      for (const native of deviceOps[op]) {
+        throwIfAborted(options.signal);
+        const transform = op === 'fft' || op === 'rfft';
+        const samples = options.samples ?? (transform ? 1 << 27 : 1 << 26);
+        const batch = transform ? Math.max(1, Math.floor(samples / size)) : samples;
+        const ours = await backend.benchmark(native, size, batch, false, { reps, endToEnd: true });
+        const ref = await backend.benchmark(native, size, batch, true, { reps, endToEnd: false });
+        const note = native === op ? undefined : native;
+        const kernelRow = (r: DeviceBenchResult, name: string): DeviceBenchRow => {
+          const gb = r.bytes / r.kernelMs / 1e6;
+          const row: DeviceBenchRow = {
+            backend: name,
+            op,
+            size,
+            batch,
+            timing: 'kernel',
+            ms: r.kernelMs,
+            samplesPerSecond: r.samplesPerSecond,
+            gbPerSecond: gb,
+            ofCopy: gb / ceil.copy,
+            relError: r.relError,
+          };
+          if (note) row.note = note;
+          return row;
+        };
+        const mine = kernelRow(ours, backend.name);
+        if (ref.available) {
+          const theirs = kernelRow(ref, ref.impl);
+          mine.vsReference = ref.kernelMs / ours.kernelMs;
+          push(mine);
+          push(theirs);
+        } else {
+          mine.note = `${note ? note + '; ' : ''}no reference: ${ref.reason ?? 'unavailable'}`;
+          push(mine);
+        }
+        if (Number.isFinite(ours.endToEndMs) && ours.endToEndMs > 0) {
+          const count = transform ? size * batch : batch; // input samples
+          const inBytes = count * (native.endsWith('i16') ? 2 : op === 'fft' || native === 'fir' ? 8 : 4);
+          const e2e: DeviceBenchRow = {
+            backend: backend.name,
+            op,
+            size,
+            batch,
+            timing: 'end-to-end',
+            ms: ours.endToEndMs,
+            samplesPerSecond: (ours.samplesPerSecond * ours.kernelMs) / ours.endToEndMs,
+            ofHostToDevice: inBytes / ours.endToEndMs / 1e6 / ceil.h2d,
+            relError: ours.relError,
+          };
+          if (note) e2e.note = note;
+          push(e2e);
+        }
       }
     }
   }

@@ -4,6 +4,7 @@
 // overlap-save with the conjugate template spectrum, in segments of S = L − M + 1 lags aligned to absolute
 // lags, so results are bit-identical whatever the block sizes.
 
+import { validateCorrelatorConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type {
   CorrelationChunk,
@@ -17,7 +18,7 @@ import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import { overlapSaveSize } from './fir.js';
 import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32, checkInteger } from './util.js';
+import { GrowableF32 } from './util.js';
 
 /**
  * Templates up to this length are correlated directly, longer ones through the FFT. Measured with
@@ -27,25 +28,6 @@ import { GrowableF32, checkInteger } from './util.js';
 export const CORR_DIRECT_MAX_LENGTH = 16;
 
 const DIRECT_CHUNK = 4096;
-
-export function validateCorrelatorConfig(config: CorrelatorConfig): void {
-  if (typeof config !== 'object' || config === null)
-    throw new InvalidArgumentError('correlate: config is required');
-  if (!(config.template instanceof Float32Array) || config.template.length === 0) {
-    throw new InvalidArgumentError('correlate: template must be a non-empty Float32Array');
-  }
-  if (config.complex && config.template.length % 2 !== 0) {
-    throw new InvalidArgumentError(
-      `correlate: a complex template holds interleaved I/Q pairs (an even number of values, got ${config.template.length})`,
-    );
-  }
-  for (const t of config.template) {
-    if (!Number.isFinite(t)) throw new InvalidArgumentError('correlate: every template value must be finite');
-  }
-  if (config.peaks !== undefined) checkInteger('correlate: peaks', config.peaks, 0, 1 << 20);
-  if (config.peakRadius !== undefined)
-    checkInteger('correlate: peakRadius', config.peakRadius, 0, Number.MAX_SAFE_INTEGER);
-}
 
 export class CpuCorrelator implements Correlator {
   readonly templateLength: number;

@@ -6,13 +6,14 @@
 // its input has arrived, and flush() computes the last partial one. Every output value is therefore the same
 // computation on the same data whatever the block sizes: results are bit-identical.
 
+import { validateFirConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { FirDirectJob, FirOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32, checkInteger } from './util.js';
+import { GrowableF32 } from './util.js';
 
 /**
  * 'auto' uses direct form up to this many taps and overlap-save above. Measured with
@@ -40,28 +41,6 @@ export function overlapSaveSize(numtaps: number): number {
     }
   }
   return best;
-}
-
-export function validateFirConfig(config: FirConfig): void {
-  if (typeof config !== 'object' || config === null)
-    throw new InvalidArgumentError('fir: config is required');
-  if (
-    !(config.taps instanceof Float32Array || config.taps instanceof Float64Array) ||
-    config.taps.length < 1
-  ) {
-    throw new InvalidArgumentError(
-      'fir: taps must be a non-empty Float32Array or Float64Array (numtaps ≥ 1)',
-    );
-  }
-  for (const t of config.taps) {
-    if (!Number.isFinite(t)) throw new InvalidArgumentError('fir: every tap must be a finite number');
-  }
-  checkInteger('fir: channels', config.channels, 1, 1 << 16);
-  if (config.method !== undefined && !['auto', 'direct', 'overlap-save'].includes(config.method)) {
-    throw new InvalidArgumentError(
-      `fir: method must be 'auto', 'direct' or 'overlap-save' (got ${String(config.method)})`,
-    );
-  }
 }
 
 export class CpuFir implements FirFilter {

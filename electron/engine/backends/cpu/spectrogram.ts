@@ -5,44 +5,13 @@
 // other than DC and Nyquist (scipy.signal.spectrogram's one-sided convention), so a full-scale real sine
 // or a unit complex exponential on a bin reads 0 dB whatever the window.
 
+import { validateSpectrogramConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { SpectrogramJob } from './kernels.js';
-import { GrowableF32, checkInteger } from './util.js';
-
-export function validateSpectrogramConfig(config: SpectrogramConfig): void {
-  if (typeof config !== 'object' || config === null)
-    throw new InvalidArgumentError('spectrogram: config is required');
-  checkInteger('spectrogram: fft', config.fft, 1, 2 ** 24);
-  checkInteger('spectrogram: hop', config.hop, 1, Number.MAX_SAFE_INTEGER);
-  if (!(config.window instanceof Float32Array) || config.window.length !== config.fft) {
-    throw new InvalidArgumentError(
-      `spectrogram: window must be a Float32Array of length fft = ${config.fft} (got ${
-        config.window instanceof Float32Array ? `length ${config.window.length}` : typeof config.window
-      })`,
-    );
-  }
-  let sum = 0;
-  for (const w of config.window) sum += w;
-  if (!Number.isFinite(sum) || sum === 0) {
-    throw new InvalidArgumentError('spectrogram: the window must have finite values and a non-zero sum');
-  }
-  const bins = config.complex ? config.fft : Math.floor(config.fft / 2) + 1;
-  if (config.columns !== undefined) checkInteger('spectrogram: columns', config.columns, 1, bins);
-  if (config.averaging !== undefined) {
-    if (!(typeof config.averaging === 'number' && config.averaging > 0 && config.averaging <= 1)) {
-      throw new InvalidArgumentError(`spectrogram: averaging must be in (0, 1] (got ${config.averaging})`);
-    }
-  }
-  if (
-    config.floorDb !== undefined &&
-    !(typeof config.floorDb === 'number' && !Number.isNaN(config.floorDb))
-  ) {
-    throw new InvalidArgumentError(`spectrogram: floorDb must be a number (got ${config.floorDb})`);
-  }
-}
+import { GrowableF32 } from './util.js';
 
 export class CpuSpectrogram implements SpectrogramProcessor {
   readonly bins: number;

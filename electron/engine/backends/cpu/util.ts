@@ -1,12 +1,5 @@
 // Small helpers of the CPU backend.
-import { InvalidArgumentError } from '../../errors.js';
-
-export function checkInteger(what: string, value: unknown, min: number, max: number): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const range = max >= Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in ${min} … ${max}`;
-    throw new InvalidArgumentError(`${what} must be an integer ${range} (got ${String(value)})`);
-  }
-}
+export { checkInteger } from '../validate.js';
 
 /** An append-at-the-end, drop-from-the-front float32 buffer (amortized O(1) per value). */
 export class GrowableF32 {

@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// The CUDA backend's benchmark, side by side with raw cuFFT and the unfused cuFFT pipelines (and CuPy,
+// from bench/cuda/cupy_ref.py's output), in one run on the device. Every timing is taken natively with
+// CUDA events (bench/cuda/bench.cu); this script only chooses the cases and prints the table, last.
+//
+//   node bench/cuda/run.mjs [--quick] [--json out.json] [--cupy cupy.txt]
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const argv = process.argv.slice(2);
+const opt = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = argv.includes('--quick');
+const smoke = argv.includes('--smoke'); // tiny sizes, to check this script against the CPU emulation
+const onlySizes = opt('--fft-sizes')?.split(',').map(Number); // only these C2C sizes, nothing else
+const jsonPath = opt('--json') ?? 'cuda-bench.json';
+const cupyPath = opt('--cupy');
+
+const addonPath = path.resolve(
+  process.env.PHASOR_CUDA_ADDON ?? path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node'),
+);
+if (!existsSync(addonPath)) {
+  console.log(`no CUDA addon at ${addonPath}: build it with npm run build:native`);
+  process.exit(2);
+}
+const addon = createRequire(import.meta.url)(addonPath);
+const probe = addon.probe();
+if (!probe.available) {
+  console.log(`no CUDA device: ${probe.reason}`);
+  process.exit(2);
+}
+const ctx = new addon.Context();
+const info = await ctx.init(0);
+console.log(`device: ${info.device}; fatbin: ${addon.build.archs}`);
+
+const results = [];
+async function measure(group, op, n, batch, cufft, reps = 10, e2e = true) {
+  let r;
+  try {
+    r = await ctx.benchmark(op, n, batch, cufft, reps, e2e);
+  } catch (err) {
+    r = { op, n, batch, impl: cufft ? 'cufft' : 'cuda', available: false, reason: err.message };
+  }
+  r.group = group;
+  results.push(r);
+  return r;
+}
+const fmt = (x, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const sci = (x) => (Number.isFinite(x) && x >= 0 ? x.toExponential(2) : '-');
+const rows = [];
+async function pair(group, op, n, batch, withRef = true) {
+  const a = await measure(group, op, n, batch, false);
+  const b = withRef ? await measure(group, op, n, batch, true) : { available: false, reason: 'no reference' };
+  console.log(
+    `  ${op.padEnd(16)} n=${String(n).padEnd(9)} cuda ${fmt(a.kernelMs).padStart(9)} ms (${a.available ? a.plan : a.reason}) err ${sci(
+      a.relError,
+    )} | ref ${b.available ? fmt(b.kernelMs).padStart(9) + ' ms err ' + sci(b.relError) : b.reason}`,
+  );
+  rows.push({ group, a, b });
+}
+
+const total = smoke ? 2 ** 14 : quick ? 2 ** 22 : 2 ** 27;
+const copy = await measure('ceiling', 'copy', 2 ** 20, quick ? 16 : 128, false);
+const h2d = await measure('ceiling', 'h2d', 2 ** 20, quick ? 8 : 32, false);
+const d2h = await measure('ceiling', 'd2h', 2 ** 20, quick ? 8 : 32, false);
+const bw = (r) => r.bytes / (r.kernelMs * 1e-3);
+const copyBw = bw(copy),
+  h2dBw = bw(h2d),
+  d2hBw = bw(d2h);
+console.log(
+  `device-to-device copy ${(copyBw / 1e9).toFixed(0)} GB/s (read + written), pinned H2D ${(h2dBw / 1e9).toFixed(1)} GB/s, D2H ${(d2hBw / 1e9).toFixed(1)} GB/s`,
+);
+
+console.log(`batched C2C FFT, ${total} complex samples per run`);
+const sizes = [];
+for (let k = 6; k <= (smoke ? 10 : 24); k++) sizes.push(2 ** k);
+if (!smoke) sizes.push(1000, 3000, 48000);
+for (const n of onlySizes ?? sizes) await pair('fft', 'fft', n, Math.max(1, Math.floor(total / n)));
+if (onlySizes) {
+  for (const { a, b } of rows)
+    console.log(
+      `${a.n}: ${fmt(a.kernelMs)} ms (${a.plan}), cuFFT ${fmt(b.kernelMs)} ms, ratio ${(b.kernelMs / a.kernelMs).toFixed(2)}, e2e ${fmt(a.endToEndMs, 2)} ms`,
+    );
+  await ctx.dispose();
+  process.exit(0);
+}
+console.log('real FFT');
+for (const n of smoke ? [1024] : [1024, 4096, 65536])
+  await pair('rfft', 'rfft', n, Math.max(1, Math.floor(total / n)));
+console.log('2D FFT');
+await pair('fft2', 'fft2', smoke ? 64 : 1024, 1);
+if (!smoke) await pair('fft2', 'fft2', 1024, quick ? 4 : 64);
+console.log('spectrogram, N = 4096, hop 1024 (75% overlap), real input');
+const specSamples = smoke ? 2 ** 14 : quick ? 2 ** 22 : 2 ** 26;
+await pair('spectrogram', 'spectrogram-i16', 4096, specSamples);
+await pair('spectrogram', 'spectrogram-f32', 4096, specSamples);
+console.log('FIR, complex input');
+const firSamples = smoke ? 2 ** 14 : quick ? 2 ** 22 : 2 ** 26;
+for (const taps of smoke ? [31, 255] : [31, 63, 127, 255, 511, 1023, 2047, 4095])
+  await pair('fir', 'fir', taps, firSamples);
+console.log('correlation, template 4096');
+await pair('corr', 'corr', 4096, firSamples);
+await pair('corr', 'corr-complex', 4096, firSamples);
+
+console.log('variants');
+const notes = [];
+for (const n of smoke ? [1024] : [1024, 4096, 16384]) {
+  await ctx.setTuning({ twiddleTable: true });
+  const v = await measure('variant-twiddle', 'fft', n, total / n, false, 10, false);
+  await ctx.setTuning({});
+  v.impl = 'cuda-twiddle-table';
+  notes.push(
+    `n=${n}: twiddles from table rows ${fmt(v.kernelMs)} ms, error ${sci(v.relError)} (default: computed)`,
+  );
+}
+await ctx.setTuning({ onePassMax: 8192 });
+{
+  const v = await measure('variant-passes', 'fft', 16384, total / 16384, false, 10, false);
+  v.impl = 'cuda-2pass';
+  notes.push(`n=16384 as ${v.plan}: ${fmt(v.kernelMs)} ms`);
+}
+for (const fm of [1024, 4096]) {
+  await ctx.setTuning({ factorMax: fm });
+  for (const n of smoke ? [2 ** 13] : [2 ** 20, 2 ** 22, 2 ** 24]) {
+    const v = await measure('variant-passes', 'fft', n, total / n, false, 10, false);
+    v.impl = `cuda-factor${fm}`;
+    notes.push(`n=${n} as ${v.plan}: ${fmt(v.kernelMs)} ms`);
+  }
+}
+await ctx.setTuning({ osMaxH: 4096 });
+for (const [op, n] of [
+  ['fir', 1023],
+  ['fir', 2047],
+  ['corr', 4096],
+  ['corr-complex', 4096],
+]) {
+  const v = await measure('variant-os', op, n, firSamples, false, 10, false);
+  v.impl = 'cuda-maxH4096';
+  notes.push(`${op} ${n} with segments ≤ 4096-point FFTs: ${fmt(v.kernelMs)} ms (${v.plan})`);
+}
+await ctx.setTuning({});
+let switchAt = 0;
+for (const taps of smoke ? [8, 64] : [4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
+  const d = await measure('variant-fir-switch', 'fir-direct', taps, firSamples, false, 10, false);
+  const o = await measure('variant-fir-switch', 'fir-os', taps, firSamples, false, 10, false);
+  notes.push(
+    `real FIR ${taps} taps: direct ${fmt(d.kernelMs)} ms, overlap-save ${fmt(o.kernelMs)} ms (${o.plan})`,
+  );
+  if (!switchAt && o.kernelMs < d.kernelMs) switchAt = taps;
+}
+for (const s of notes) console.log(`  ${s}`);
+console.log(`  direct form is slower than overlap-save from ${switchAt} taps on (real input)`);
+
+const cupy = {};
+if (cupyPath && existsSync(cupyPath)) {
+  for (const line of readFileSync(cupyPath, 'utf8').split('\n')) {
+    const m = line.match(/^(\S+)\s+([0-9.eE+-]+)$/);
+    if (m) cupy[m[1]] = Number(m[2]);
+  }
+}
+
+writeFileSync(
+  jsonPath,
+  JSON.stringify(
+    {
+      device: info.device,
+      details: info.details,
+      date: new Date().toISOString(),
+      copyBw,
+      h2dBw,
+      d2hBw,
+      firDirectSwitchTaps: switchAt,
+      cupy,
+      results,
+    },
+    null,
+    1,
+  ),
+);
+
+// The table, last.
+const lines = [];
+lines.push(
+  `${info.device} — copy ${(copyBw / 1e9).toFixed(0)} GB/s, pinned H2D ${(h2dBw / 1e9).toFixed(1)} GB/s`,
+);
+lines.push(
+  ['op', 'n', 'ms', 'Gsmp/s', 'GB/s', '%copy', 'ref ms', 'ratio', 'e2e ms', '%H2D', 'error', 'target']
+    .map((h, i) => (i === 0 ? h.padEnd(16) : i === 11 ? h : h.padStart(8)))
+    .join(' '),
+);
+const targets = [];
+for (const { group, a, b } of rows) {
+  if (!a.available) {
+    lines.push(`${a.op.padEnd(16)} ${String(a.n).padStart(8)} unavailable: ${a.reason}`);
+    continue;
+  }
+  const gbs = a.bytes / (a.kernelMs * 1e-3) / 1e9;
+  const ratio = b.available && b.kernelMs > 0 ? b.kernelMs / a.kernelMs : NaN;
+  const inBytes = group === 'spectrogram' ? a.batch * (a.op.endsWith('i16') ? 2 : 4) : a.bytes / 2;
+  const e2ePct = a.endToEndMs > 0 ? (inBytes / (a.endToEndMs * 1e-3) / h2dBw) * 100 : NaN;
+  let target = '';
+  const pow2 = (a.n & (a.n - 1)) === 0;
+  if (group === 'fft' && pow2) {
+    const want = a.n <= 8192 ? 0.95 : 0.9;
+    target = `≥${want}× cuFFT ${ratio >= want ? 'met' : 'MISSED'}`;
+  } else if (group === 'spectrogram') target = `≥4× unfused ${ratio >= 4 ? 'met' : 'MISSED'}`;
+  else if (group === 'fir' || group === 'corr') {
+    target = `≥2.5× cuFFT pipeline ${ratio >= 2.5 ? 'met' : 'MISSED'}`;
+    const key =
+      group === 'fir' ? `oaconvolve_${a.n}` : a.op === 'corr' ? 'correlate_real' : 'correlate_complex';
+    if (cupy[key]) {
+      const x = cupy[key] / a.kernelMs;
+      target += `; ${x.toFixed(1)}× CuPy ${x >= 8 ? 'met' : 'MISSED'}`;
+    }
+  }
+  if (group === 'fft' && pow2 && a.n >= 2 ** 16)
+    target += `; e2e ≥80% H2D ${e2ePct >= 80 ? 'met' : 'MISSED'}`;
+  if (target) targets.push(`${a.op} ${a.n}: ${target}`);
+  lines.push(
+    [
+      a.op.padEnd(16),
+      String(a.n).padStart(8),
+      fmt(a.kernelMs).padStart(8),
+      (a.samplesPerSecond / 1e9).toFixed(1).padStart(8),
+      gbs.toFixed(0).padStart(8),
+      ((gbs * 1e9 * 100) / copyBw).toFixed(0).padStart(8),
+      (b.available ? fmt(b.kernelMs) : '-').padStart(8),
+      (Number.isFinite(ratio) ? ratio.toFixed(2) : '-').padStart(8),
+      (a.endToEndMs > 0 ? fmt(a.endToEndMs, 2) : '-').padStart(8),
+      (Number.isFinite(e2ePct) ? e2ePct.toFixed(0) : '-').padStart(8),
+      (Number.isFinite(a.relError) && a.relError >= 0 ? a.relError.toExponential(1) : '-').padStart(8),
+      target,
+    ].join(' '),
+  );
+}
+lines.push(
+  'ms: kernel-only median (CUDA events, data on the device); ref: raw cuFFT, or for spectrogram/FIR/correlation the unfused',
+  'cuFFT pipeline; ratio = ref ms / cuda ms; e2e: from pinned host memory and back (FFT pipelined on two streams);',
+  '%H2D: input bytes per e2e second over the pinned H2D bandwidth; error: relative L2 (FFT, FIR), max |dB| (spectrogram),',
+  `max |score| (correlation) against float64. CuPy: ${
+    Object.keys(cupy).length
+      ? Object.entries(cupy)
+          .map(([k, v]) => `${k} ${v} ms`)
+          .join(', ')
+      : 'not measured'
+  }.`,
+);
+const table = lines.join('\n');
+writeFileSync(jsonPath.replace(/\.json$/, '') + '-table.txt', table + '\n');
+console.log('\n' + table);
+await ctx.dispose();

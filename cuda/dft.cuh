@@ -1,0 +1,182 @@
+// Small DFTs in registers (forward, e^{-2πi nk/R}), in natural order: v[k] = Σ_n v[n] W_R^{nk}.
+// Radix 2, 4, 8, 16 (split into radix-2/4 stages with constant twiddles), 3, 5, 7 (real/imaginary pairs).
+// Every index is a compile-time constant so the arrays stay in registers.
+#pragma once
+#include "common.cuh"
+
+namespace ph {
+
+// cos/sin(2π m / 16): enough for radix 16 (and 8, 4, 2) internal twiddles.
+__host__ __device__ constexpr double cos16(int m) {
+  switch (((m % 16) + 16) % 16) {
+    case 0: return 1.0;
+    case 1: return 0.92387953251128675613;
+    case 2: return 0.70710678118654752440;
+    case 3: return 0.38268343236508977173;
+    case 4: return 0.0;
+    case 5: return -0.38268343236508977173;
+    case 6: return -0.70710678118654752440;
+    case 7: return -0.92387953251128675613;
+    case 8: return -1.0;
+    case 9: return -0.92387953251128675613;
+    case 10: return -0.70710678118654752440;
+    case 11: return -0.38268343236508977173;
+    case 12: return 0.0;
+    case 13: return 0.38268343236508977173;
+    case 14: return 0.70710678118654752440;
+    default: return 0.92387953251128675613;
+  }
+}
+__host__ __device__ constexpr double sin16(int m) { return cos16(m - 4); }
+
+/** a · W_R^M = a · e^{-2πi M/R}, for R dividing 16, with the cheap cases spelled out. */
+template <int M, int R>
+__device__ __forceinline__ float2 twc(float2 a) {
+  constexpr int m = (M * (16 / R)) % 16;  // in sixteenths of a turn
+  constexpr float s = 0.70710678118654752440f;
+  if constexpr (m == 0) return a;
+  else if constexpr (m == 4) return mulmi(a);
+  else if constexpr (m == 8) return make_float2(-a.x, -a.y);
+  else if constexpr (m == 12) return mulpi(a);
+  else if constexpr (m == 2) return make_float2((a.x + a.y) * s, (a.y - a.x) * s);
+  else if constexpr (m == 6) return make_float2((a.y - a.x) * s, (-a.x - a.y) * s);
+  else if constexpr (m == 10) return make_float2((-a.x - a.y) * s, (a.x - a.y) * s);
+  else if constexpr (m == 14) return make_float2((a.x - a.y) * s, (a.x + a.y) * s);
+  else {
+    constexpr float c = (float)cos16(m), sn = (float)sin16(m);
+    // a · (c − i sn)
+    return make_float2(a.x * c + a.y * sn, a.y * c - a.x * sn);
+  }
+}
+
+// cos/sin(2π j / P) for the odd primes handled directly.
+template <int P>
+__host__ __device__ constexpr double cosP(int j) {
+  j = ((j % P) + P) % P;
+  if (P == 3) return j == 0 ? 1.0 : -0.5;
+  if (P == 5) {
+    switch (j) {
+      case 0: return 1.0;
+      case 1: case 4: return 0.30901699437494742410;
+      default: return -0.80901699437494742410;
+    }
+  }
+  switch (j) {  // P == 7
+    case 0: return 1.0;
+    case 1: case 6: return 0.62348980185873353053;
+    case 2: case 5: return -0.22252093395631440429;
+    default: return -0.90096886790241912624;
+  }
+}
+template <int P>
+__host__ __device__ constexpr double sinP(int j) {
+  j = ((j % P) + P) % P;
+  const double sign = j * 2 > P ? -1.0 : 1.0;
+  const int a = j * 2 > P ? P - j : j;  // sin(2π(P−a)/P) = −sin(2πa/P)
+  if (a == 0) return 0.0;
+  if (P == 3) return sign * 0.86602540378443864676;
+  if (P == 5) return sign * (a == 1 ? 0.95105651629515357212 : 0.58778525229247312917);
+  return sign * (a == 1 ? 0.78183148246802980871 : a == 2 ? 0.97492791218182360702 : 0.43388373911755812048);
+}
+
+template <int R>
+__device__ __forceinline__ void dft(float2* v);
+
+template <>
+__device__ __forceinline__ void dft<1>(float2*) {}
+
+template <>
+__device__ __forceinline__ void dft<2>(float2* v) {
+  float2 a = v[0], b = v[1];
+  v[0] = cadd(a, b);
+  v[1] = csub(a, b);
+}
+
+template <>
+__device__ __forceinline__ void dft<4>(float2* v) {
+  float2 t0 = cadd(v[0], v[2]), t1 = csub(v[0], v[2]);
+  float2 t2 = cadd(v[1], v[3]), t3 = mulmi(csub(v[1], v[3]));
+  v[0] = cadd(t0, t2);
+  v[2] = csub(t0, t2);
+  v[1] = cadd(t1, t3);
+  v[3] = csub(t1, t3);
+}
+
+template <int P, int Q, int I>
+__device__ __forceinline__ void twiddleSplit(float2* y) {
+  if constexpr (I < P * Q) {
+    constexpr int n2 = I / P, k1 = I % P;
+    y[I] = twc<n2 * k1, P * Q>(y[I]);
+    twiddleSplit<P, Q, I + 1>(y);
+  }
+}
+
+// R = P·Q: n = n2 + Q·n1, k = k1 + P·k2. DFT_P over n1, twiddle W_R^{n2·k1}, DFT_Q over n2.
+template <int P, int Q>
+__device__ __forceinline__ void dftSplit(float2* v) {
+  constexpr int R = P * Q;
+  float2 y[R];
+#pragma unroll
+  for (int n2 = 0; n2 < Q; n2++) {
+    float2 a[P];
+#pragma unroll
+    for (int n1 = 0; n1 < P; n1++) a[n1] = v[n2 + Q * n1];
+    dft<P>(a);
+#pragma unroll
+    for (int k1 = 0; k1 < P; k1++) y[n2 * P + k1] = a[k1];
+  }
+  // twiddles W_R^{n2·k1}: unrolled with compile-time exponents
+  twiddleSplit<P, Q, 0>(y);
+#pragma unroll
+  for (int k1 = 0; k1 < P; k1++) {
+    float2 b[Q];
+#pragma unroll
+    for (int n2 = 0; n2 < Q; n2++) b[n2] = y[n2 * P + k1];
+    dft<Q>(b);
+#pragma unroll
+    for (int k2 = 0; k2 < Q; k2++) v[k1 + P * k2] = b[k2];
+  }
+}
+
+template <>
+__device__ __forceinline__ void dft<8>(float2* v) { dftSplit<2, 4>(v); }
+template <>
+__device__ __forceinline__ void dft<16>(float2* v) { dftSplit<4, 4>(v); }
+
+// Odd primes: pairs s_m = v_m + v_{P−m}, d_m = v_m − v_{P−m}.
+template <int P>
+__device__ __forceinline__ void dftPrime(float2* v) {
+  constexpr int H = (P - 1) / 2;
+  float2 s[H + 1], d[H + 1];
+  float2 x0 = v[0], sum = v[0];
+#pragma unroll
+  for (int m = 1; m <= H; m++) {
+    s[m] = cadd(v[m], v[P - m]);
+    d[m] = csub(v[m], v[P - m]);
+    sum = cadd(sum, s[m]);
+  }
+  v[0] = sum;
+#pragma unroll
+  for (int k = 1; k <= H; k++) {
+    float2 re = x0, im = make_float2(0.f, 0.f);
+#pragma unroll
+    for (int m = 1; m <= H; m++) {
+      const float c = (float)cosP<P>(m * k), sn = (float)sinP<P>(m * k);
+      re.x += c * s[m].x;
+      re.y += c * s[m].y;
+      im.x += sn * d[m].x;
+      im.y += sn * d[m].y;
+    }
+    // X_k = re − i·im, X_{P−k} = re + i·im
+    v[k] = make_float2(re.x + im.y, re.y - im.x);
+    v[P - k] = make_float2(re.x - im.y, re.y + im.x);
+  }
+}
+template <>
+__device__ __forceinline__ void dft<3>(float2* v) { dftPrime<3>(v); }
+template <>
+__device__ __forceinline__ void dft<5>(float2* v) { dftPrime<5>(v); }
+template <>
+__device__ __forceinline__ void dft<7>(float2* v) { dftPrime<7>(v); }
+
+}  // namespace ph

@@ -1,0 +1,489 @@
+// A CPU emulation of the subset of CUDA that Phasor's kernels and host code use, for development on a
+// machine without a GPU: every thread of a block is a fiber (ucontext), run in a random order until it
+// reaches a barrier, so a missing __syncthreads() usually shows up as a wrong result. Blocks run one
+// after another. Device memory is host memory. Not for speed; not part of any shipped build.
+//
+// Build kernels with:  g++ -std=c++17 -DPHASOR_EMU -x c++ file.cu   (see cuda/common.cuh for the macros)
+#pragma once
+#ifndef PHASOR_EMU
+#error "cuda_emu.h is only for PHASOR_EMU builds"
+#endif
+
+#include <ucontext.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __shared__ static
+#define __constant__ static
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __grid_constant__
+
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+using uint3 = dim3;
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(4) short2 { short x, y; };
+struct alignas(2) char2 { signed char x, y; };
+struct alignas(2) uchar2 { unsigned char x, y; };
+struct alignas(4) uchar4 { unsigned char x, y, z, w; };
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline double2 make_double2(double x, double y) { return {x, y}; }
+inline int2 make_int2(int x, int y) { return {x, y}; }
+
+namespace emu {
+inline dim3 g_threadIdx, g_blockIdx, g_blockDim, g_gridDim;
+
+struct Fiber {
+  ucontext_t ctx;
+  bool done = false;
+  dim3 tid;
+  unsigned linear = 0;
+};
+
+struct Block {
+  std::vector<Fiber> fibers;
+  ucontext_t sched;
+  Fiber* cur = nullptr;
+  unsigned live = 0;
+  // block barrier
+  unsigned arrived = 0;
+  unsigned long long gen = 0;
+  int redOr = 0, redCount = 0, lastOr = 0, lastCount = 0;
+  // warp barriers and shuffle slots
+  std::vector<unsigned> wArrived, wLive;
+  std::vector<unsigned long long> wGen;
+  std::vector<unsigned long long> slots;  // 32 per warp
+  unsigned long long progress = 0;
+  const std::function<void()>* body = nullptr;
+  std::vector<unsigned char> dynSmem;
+};
+inline Block* g_block = nullptr;
+inline std::mutex g_launchMutex;
+inline std::vector<std::vector<char>> g_stacks;
+inline std::mt19937 g_rng(12345);
+
+inline void yield() {
+  Block* b = g_block;
+  swapcontext(&b->cur->ctx, &b->sched);
+}
+
+inline void trampoline() {
+  Block* b = g_block;
+  (*b->body)();
+  Fiber* f = b->cur;
+  f->done = true;
+  b->live--;
+  unsigned w = f->linear / 32;
+  b->wLive[w]--;
+  b->progress++;
+  // a thread that exits releases barriers the others wait at (CUDA leaves this undefined; keep going)
+  if (b->live > 0 && b->arrived == b->live) {
+    b->arrived = 0;
+    b->gen++;
+  }
+  if (b->wLive[w] > 0 && b->wArrived[w] == b->wLive[w]) {
+    b->wArrived[w] = 0;
+    b->wGen[w]++;
+  }
+  // returning ends the fiber: uc_link brings us back to the scheduler
+}
+
+inline void syncthreads_impl() {
+  Block* b = g_block;
+  unsigned long long gen = b->gen;
+  if (++b->arrived == b->live) {
+    b->arrived = 0;
+    b->gen++;
+    b->progress++;
+    return;
+  }
+  while (b->gen == gen) yield();
+}
+
+inline void syncwarp_impl() {
+  Block* b = g_block;
+  unsigned w = b->cur->linear / 32;
+  unsigned long long gen = b->wGen[w];
+  if (++b->wArrived[w] == b->wLive[w]) {
+    b->wArrived[w] = 0;
+    b->wGen[w]++;
+    b->progress++;
+    return;
+  }
+  while (b->wGen[w] == gen) yield();
+}
+
+inline unsigned long long& slot(unsigned lane) {
+  Block* b = g_block;
+  unsigned w = b->cur->linear / 32;
+  return b->slots[w * 32 + lane];
+}
+inline unsigned laneId() { return g_block->cur->linear % 32; }
+
+template <class T>
+inline T shfl(T v, int srcLane) {
+  static_assert(sizeof(T) <= 8, "shfl of at most 8 bytes");
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  slot(laneId()) = bits;
+  syncwarp_impl();
+  unsigned long long got = slot(((unsigned)srcLane) & 31u);
+  syncwarp_impl();
+  T r;
+  std::memcpy(&r, &got, sizeof(T));
+  return r;
+}
+
+inline size_t maxDynSmem() { return 227 * 1024; }
+
+inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
+  unsigned nt = block.x * block.y * block.z;
+  if (nt == 0 || nt > 1024 || block.z > 64 || grid.x == 0 || grid.y > 65535 || grid.z > 65535)
+    return 9;  // cudaErrorInvalidConfiguration
+  if (smem > maxDynSmem()) return 9;
+  std::lock_guard<std::mutex> lock(g_launchMutex);
+  const size_t stackSize = 128 * 1024;
+  while (g_stacks.size() < nt) g_stacks.emplace_back(stackSize);
+  Block b;
+  b.body = &body;
+  b.dynSmem.assign(smem + 16, 0xCD);  // garbage, like real shared memory
+  g_block = &b;
+  g_blockDim = block;
+  g_gridDim = grid;
+  unsigned nw = (nt + 31) / 32;
+  for (unsigned bz = 0; bz < grid.z; bz++)
+    for (unsigned by = 0; by < grid.y; by++)
+      for (unsigned bx = 0; bx < grid.x; bx++) {
+        g_blockIdx = dim3(bx, by, bz);
+        b.fibers.assign(nt, Fiber{});
+        b.live = nt;
+        b.arrived = 0;
+        b.wArrived.assign(nw, 0);
+        b.wGen.assign(nw, 0);
+        b.wLive.assign(nw, 0);
+        b.slots.assign(nw * 32, 0);
+        for (unsigned i = 0; i < nt; i++) b.wLive[i / 32]++;
+        for (unsigned i = 0; i < nt; i++) {
+          Fiber& f = b.fibers[i];
+          f.linear = i;
+          f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
+          getcontext(&f.ctx);
+          f.ctx.uc_stack.ss_sp = g_stacks[i].data();
+          f.ctx.uc_stack.ss_size = stackSize;
+          f.ctx.uc_link = &b.sched;
+          makecontext(&f.ctx, (void (*)())trampoline, 0);
+        }
+        std::vector<unsigned> order(nt);
+        for (unsigned i = 0; i < nt; i++) order[i] = i;
+        unsigned idle = 0;
+        while (b.live > 0) {
+          std::shuffle(order.begin(), order.end(), g_rng);
+          unsigned long long before = b.progress;
+          for (unsigned i : order) {
+            Fiber& f = b.fibers[i];
+            if (f.done) continue;
+            b.cur = &f;
+            g_threadIdx = f.tid;
+            swapcontext(&b.sched, &f.ctx);
+          }
+          if (b.progress == before) {
+            if (++idle > 3) {
+              std::fprintf(stderr, "emu: deadlock in block (%u,%u,%u): threads wait at different barriers\n",
+                           bx, by, bz);
+              std::abort();
+            }
+          } else {
+            idle = 0;
+          }
+        }
+      }
+  g_block = nullptr;
+  return 0;
+}
+template <class... P, class... A>
+inline int launchKernel(dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A&&... args) {
+  // arguments are evaluated (and converted) once, like a real launch copies them
+  std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+  return launch(grid, block, smem, [&] { std::apply(kernel, params); });
+}
+}  // namespace emu
+
+#define threadIdx (emu::g_threadIdx)
+#define blockIdx (emu::g_blockIdx)
+#define blockDim (emu::g_blockDim)
+#define gridDim (emu::g_gridDim)
+constexpr int warpSize = 32;
+#define CUDART_VERSION 13000
+
+inline void __syncthreads() { emu::syncthreads_impl(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp_impl(); }
+inline int __syncthreads_or(int p) {
+  emu::Block* b = emu::g_block;
+  b->redOr |= (p != 0);
+  __syncthreads();
+  int r = b->redOr;
+  __syncthreads();
+  b->redOr = 0;
+  __syncthreads();
+  return r;
+}
+template <class T> inline T __shfl_sync(unsigned, T v, int src, int width = 32) {
+  int lane = (int)emu::laneId();
+  return emu::shfl(v, (lane & ~(width - 1)) + (src & (width - 1)));
+}
+template <class T> inline T __shfl_xor_sync(unsigned, T v, int m, int width = 32) {
+  int lane = (int)emu::laneId();
+  int src = lane ^ m;
+  if ((src & ~(width - 1)) != (lane & ~(width - 1))) src = lane;
+  return emu::shfl(v, src);
+}
+template <class T> inline T __shfl_down_sync(unsigned, T v, unsigned d, int width = 32) {
+  int lane = (int)emu::laneId();
+  int src = lane + (int)d;
+  if ((src & ~(width - 1)) != (lane & ~(width - 1))) src = lane;
+  return emu::shfl(v, src);
+}
+template <class T> inline T __shfl_up_sync(unsigned, T v, unsigned d, int width = 32) {
+  int lane = (int)emu::laneId();
+  int src = lane - (int)d;
+  if (src < (lane & ~(width - 1))) src = lane;
+  return emu::shfl(v, src);
+}
+inline unsigned __ballot_sync(unsigned, int p) {
+  unsigned lane = emu::laneId();
+  unsigned bits = 0;
+  for (unsigned l = 0; l < 32; l++) {
+    int v = emu::shfl(p ? 1 : 0, (int)l);
+    if (v) bits |= 1u << l;
+  }
+  (void)lane;
+  return bits;
+}
+inline unsigned __activemask() { return 0xffffffffu; }
+
+// Atomics: one fiber runs at a time.
+template <class T> inline T atomicAdd(T* p, T v) { T o = *p; *p = o + v; return o; }
+template <class T> inline T atomicMax(T* p, T v) { T o = *p; if (v > o) *p = v; return o; }
+template <class T> inline T atomicMin(T* p, T v) { T o = *p; if (v < o) *p = v; return o; }
+template <class T> inline T atomicCAS(T* p, T cmp, T v) { T o = *p; if (o == cmp) *p = v; return o; }
+template <class T> inline T atomicExch(T* p, T v) { T o = *p; *p = v; return o; }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+
+template <class T> inline T __ldg(const T* p) { return *p; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline void sincospif(float x, float* s, float* c) {
+  double a = (double)x;
+  *s = (float)std::sin(M_PI * a);
+  *c = (float)std::cos(M_PI * a);
+}
+inline void sincospi(double x, double* s, double* c) {
+  // exact at multiples of 1/2 like the device function
+  double r = std::fmod(x, 2.0);
+  *s = std::sin(M_PI * r);
+  *c = std::cos(M_PI * r);
+}
+inline void sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float rsqrtf(float a) { return 1.0f / std::sqrt(a); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fmul_rn(float a, float b) { volatile float r = a * b; return r; }
+inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
+inline float __fsub_rn(float a, float b) { volatile float r = a - b; return r; }
+inline double __dadd_rn(double a, double b) { volatile double r = a + b; return r; }
+inline float __log10f(float a) { return std::log10(a); }
+inline float __log2f(float a) { return std::log2(a); }
+inline float __logf(float a) { return std::log(a); }
+inline float __expf(float a) { return std::exp(a); }
+inline float __saturatef(float a) { return a < 0.f ? 0.f : (a > 1.f ? 1.f : a); }
+inline int __float2int_rn(float a) { return (int)std::nearbyint(a); }
+inline int __popc(unsigned v) { return __builtin_popcount(v); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline int __ffs(int v) { return __builtin_ffs(v); }
+inline int __clz(int v) { return v == 0 ? 32 : __builtin_clz((unsigned)v); }
+inline float __int_as_float(int v) { float f; std::memcpy(&f, &v, 4); return f; }
+inline int __float_as_int(float v) { int i; std::memcpy(&i, &v, 4); return i; }
+inline unsigned __float_as_uint(float v) { unsigned i; std::memcpy(&i, &v, 4); return i; }
+inline float __uint_as_float(unsigned v) { float f; std::memcpy(&f, &v, 4); return f; }
+inline long long clock64() { return (long long)std::chrono::steady_clock::now().time_since_epoch().count(); }
+
+// ---------------------------------------------------------------------------------------------------
+// Runtime API subset. Streams are ordered by construction (everything runs at once, in call order).
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorNoDevice = 100,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotReady = 600,
+  cudaErrorUnknown = 999,
+};
+using cudaError = cudaError_t;
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+using cudaStream_t = struct EmuStream*;
+using cudaEvent_t = struct EmuEvent*;
+struct EmuEvent { double t = 0; };
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  size_t sharedMemPerBlockOptin;
+  size_t sharedMemPerMultiprocessor;
+  int major, minor;
+  int multiProcessorCount;
+  int maxThreadsPerBlock;
+  int maxThreadsPerMultiProcessor;
+  int l2CacheSize;
+  int memoryBusWidth;
+  int pciBusID;
+  int regsPerBlock;
+  int warpSize;
+};
+#define cudaHostAllocDefault 0
+#define cudaHostAllocPortable 1
+#define cudaStreamNonBlocking 1
+#define cudaEventDefault 0
+#define cudaEventDisableTiming 2
+#define cudaHostRegisterDefault 0
+
+namespace emu {
+inline cudaError_t& lastError() {
+  static thread_local cudaError_t e = cudaSuccess;
+  return e;
+}
+inline double nowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace emu
+
+inline cudaError_t cudaGetDeviceCount(int* n) { *n = std::getenv("PHASOR_EMU_NO_DEVICE") ? 0 : 1; return cudaSuccess; }
+inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+inline cudaError_t cudaDriverGetVersion(int* v) { *v = 13000; return cudaSuccess; }
+inline cudaError_t cudaRuntimeGetVersion(int* v) { *v = 13000; return cudaSuccess; }
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
+  std::memset(p, 0, sizeof(*p));
+  std::strcpy(p->name, "CPU emulation of CUDA");
+  p->totalGlobalMem = 8ull << 30;
+  p->sharedMemPerBlock = 48 * 1024;
+  p->sharedMemPerBlockOptin = emu::maxDynSmem();
+  p->sharedMemPerMultiprocessor = 228 * 1024;
+  p->major = 9;
+  p->minor = 0;
+  p->multiProcessorCount = 4;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsPerMultiProcessor = 2048;
+  p->l2CacheSize = 1 << 20;
+  p->warpSize = 32;
+  p->regsPerBlock = 65536;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int* v, int, int) { *v = 0; return cudaSuccess; }
+inline cudaError_t cudaMalloc(void** p, size_t n) {
+  *p = std::aligned_alloc(256, (n + 255) / 256 * 256 + 256);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+template <class T> inline cudaError_t cudaMalloc(T** p, size_t n) { return cudaMalloc((void**)p, n); }
+inline cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
+inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaHostAlloc(T** p, size_t n, unsigned f) { return cudaHostAlloc((void**)p, n, f); }
+inline cudaError_t cudaMallocHost(void** p, size_t n) { return cudaMalloc(p, n); }
+inline cudaError_t cudaFreeHost(void* p) { std::free(p); return cudaSuccess; }
+inline cudaError_t cudaHostRegister(void*, size_t, unsigned) { return cudaSuccess; }
+inline cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
+inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) { std::memmove(d, s, n); return cudaSuccess; }
+inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) { return cudaMemcpy(d, s, n, k); }
+inline cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind, cudaStream_t = nullptr) {
+  for (size_t r = 0; r < h; r++) std::memmove((char*)d + r * dp, (const char*)s + r * sp, w);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemset(void* d, int v, size_t n) { std::memset(d, v, n); return cudaSuccess; }
+inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t = nullptr) { return cudaMemset(d, v, n); }
+inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = reinterpret_cast<cudaStream_t>(new char(0)); return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete reinterpret_cast<char*>(s); return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = new EmuEvent(); return cudaSuccess; }
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) { e->t = emu::nowMs(); return cudaSuccess; }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)(b->t - a->t); return cudaSuccess; }
+inline cudaError_t cudaGetLastError() { cudaError_t e = emu::lastError(); emu::lastError() = cudaSuccess; return e; }
+inline cudaError_t cudaPeekAtLastError() { return emu::lastError(); }
+inline cudaError_t cudaMemGetInfo(size_t* f, size_t* t) { *f = 4ull << 30; *t = 8ull << 30; return cudaSuccess; }
+inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+template <class F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+struct cudaFuncAttributes { size_t sharedSizeBytes = 0; int maxThreadsPerBlock = 1024; int numRegs = 0; };
+template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F) { *a = cudaFuncAttributes{}; return cudaSuccess; }
+inline const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    default: return "cudaErrorUnknown";
+  }
+}
+inline const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    default: return cudaGetErrorName(e);
+  }
+}

@@ -1,0 +1,105 @@
+// Moving blocks between host and device (through pinned staging, in pieces so the CPU copy overlaps
+// the DMA), the kept-values copy of the processors, and the host-side double FFT for filter spectra.
+#include <cmath>
+#include <cstring>
+
+#include "processors.h"
+
+namespace ph {
+
+static constexpr size_t kPiece = 8u << 20;
+
+void copyToDevice(Gpu& gpu, void* dst, const void* host, size_t bytes, cudaStream_t s) {
+  if (bytes == 0) return;
+  const size_t piece = std::min(bytes, kPiece);
+  gpu.pinned(0).ensure(piece);
+  gpu.pinned(1).ensure(piece);
+  // the pinned buffers may still feed an earlier copy
+  PH_CHECK(cudaEventSynchronize(gpu.event(0)));
+  PH_CHECK(cudaEventSynchronize(gpu.event(1)));
+  size_t off = 0;
+  for (int i = 0; off < bytes; i++) {
+    const int b = i & 1;
+    const size_t len = std::min(piece, bytes - off);
+    if (i >= 2) PH_CHECK(cudaEventSynchronize(gpu.event(b)));
+    std::memcpy(gpu.pinned(b).get(), static_cast<const char*>(host) + off, len);
+    PH_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, gpu.pinned(b).get(), len, cudaMemcpyHostToDevice, s));
+    PH_CHECK(cudaEventRecord(gpu.event(b), s));
+    off += len;
+  }
+}
+
+void copyToHost(Gpu& gpu, void* host, const void* src, size_t bytes, cudaStream_t s) {
+  if (bytes == 0) return;
+  const size_t piece = std::min(bytes, kPiece);
+  gpu.pinned(2).ensure(piece);
+  gpu.pinned(3).ensure(piece);
+  size_t off = 0, prevOff = 0, prevLen = 0;
+  int prev = -1;
+  for (int i = 0; off < bytes; i++) {
+    const int b = i & 1;
+    const size_t len = std::min(piece, bytes - off);
+    PH_CHECK(cudaMemcpyAsync(gpu.pinned(2 + b).get(), static_cast<const char*>(src) + off, len, cudaMemcpyDeviceToHost, s));
+    PH_CHECK(cudaEventRecord(gpu.event(2 + b), s));
+    if (prev >= 0) {
+      PH_CHECK(cudaEventSynchronize(gpu.event(2 + prev)));
+      std::memcpy(static_cast<char*>(host) + prevOff, gpu.pinned(2 + prev).get(), prevLen);
+    }
+    prev = b;
+    prevOff = off;
+    prevLen = len;
+    off += len;
+  }
+  PH_CHECK(cudaEventSynchronize(gpu.event(2 + prev)));
+  std::memcpy(static_cast<char*>(host) + prevOff, gpu.pinned(2 + prev).get(), prevLen);
+}
+
+const void* stageInput(Gpu& gpu, const Input& in, DevBuf& staging, cudaStream_t s) {
+  if (in.device) return in.device;
+  const size_t bytes = (size_t)in.values * dtypeBytes(in.dtype);
+  staging.ensure(bytes + 16);
+  copyToDevice(gpu, staging.get(), in.host, bytes, s);
+  return staging.get();
+}
+
+__global__ void kKeepTail(Source src, long long from, long long count, float* dst) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) dst[i] = src.at(from + i);
+}
+
+void keepTail(const Source& src, long long from, long long count, float* dst, cudaStream_t s) {
+  if (count <= 0) return;
+  PH_LAUNCH(kKeepTail, dim3((unsigned)ceilDiv(count, 256)), dim3(256), 0, s, src, from, count, dst);
+  PH_CHECK_LAUNCH("keep tail");
+}
+
+void hostFft(std::vector<double>& re, std::vector<double>& im) {
+  const size_t n = re.size();
+  if (n == 0 || (n & (n - 1))) throw ArgumentError("hostFft: size must be a power of two");
+  for (size_t i = 1, j = 0; i < n; i++) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      std::swap(re[i], re[j]);
+      std::swap(im[i], im[j]);
+    }
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    const size_t half = len / 2;
+    for (size_t k = 0; k < half; k++) {
+      const double a = -2.0 * M_PI * (double)k / (double)len;
+      const double wr = std::cos(a), wi = std::sin(a);
+      for (size_t i = k; i < n; i += len) {
+        const size_t j = i + half;
+        const double xr = re[j] * wr - im[j] * wi, xi = re[j] * wi + im[j] * wr;
+        re[j] = re[i] - xr;
+        im[j] = im[i] - xi;
+        re[i] += xr;
+        im[i] += xi;
+      }
+    }
+  }
+}
+
+}  // namespace ph

@@ -1,0 +1,234 @@
+// Overlap-save, fused: each block loads its segment with the overlap (converting raw integers), transforms
+// it in registers, multiplies by the filter spectrum (the conjugate template spectrum for correlation),
+// transforms back, drops the wrapped-around part and stores — one kernel. Real streams go through a
+// half-length complex FFT (no pairing, so each segment is computed on its own: results do not depend on
+// how the stream was cut into blocks). Correlation also computes the window energies (double-precision
+// prefix sums in shared memory) and the scores. Shared by filter.cu (FIR) and corr.cu (correlation),
+// each instantiating what it uses, with the kernels of the unfused path for long filters and templates.
+#pragma once
+#include <algorithm>
+#include <cmath>
+
+#include "proc_kernels.cuh"
+#include "processors.h"
+
+namespace ph {
+
+static inline bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+static inline long long nextPow2(long long n) {
+  long long p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+struct OsParams {
+  Source src;
+  int V;           // values per frame
+  int lane0;       // first lane of group 0
+  int laneStep;    // lanes between groups
+  int M;           // taps or template length
+  int S;           // outputs per segment
+  long long segments;
+  long long outCount;  // FIR: frames; correlation: lags
+  const float2* spec;
+  float* out;
+  float tnorm;
+  const float2* tab;  // register FFT twiddle rows for H
+  const float2* wL;   // W_{2H}^k (real streams)
+};
+
+__device__ __forceinline__ float corrScore(float num, float tnorm, double energy) {
+  if (!(energy > 0.0) || !(tnorm > 0.f)) return 0.f;
+  const float s = num / (tnorm * (float)sqrt(energy));
+  return s > 1.f ? 1.f : s;
+}
+
+// H: complex FFT size; a segment is L = H (complex) or 2H (real) samples.
+template <int H, bool REAL, bool CORR>
+__global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p) {
+  constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
+  PH_DYN_SMEM(float2, smem);
+  __shared__ double warpTot[32];
+  const int C = blockDim.x / T;
+  const int c = threadIdx.x / T, j = threadIdx.x % T;
+  const long long s = (long long)blockIdx.x * C + c;
+  const int lane = p.lane0 + blockIdx.y * p.laneStep;
+  const bool active = s < p.segments;
+  float2* sm = smem + c * PL;
+  const long long f0 = s * p.S;
+  float2 v[R];
+  withSource(p.src, f0 * p.V, (f0 + L) * p.V, [&](auto get) {
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int m = j + e * T;
+      float2 z = make_float2(0.f, 0.f);
+      if (active) {
+        if (REAL) {
+          z.x = get((f0 + 2 * m) * p.V + lane);
+          z.y = get((f0 + 2 * m + 1) * p.V + lane);
+        } else {
+          const long long i = (f0 + m) * p.V + lane;
+          z.x = get(i);
+          z.y = get(i + 1);
+        }
+      }
+      v[e] = z;
+    }
+  });
+  double* P = nullptr;
+  if constexpr (CORR) {
+    // prefix sums of |x|²: P[i] = Σ_{q<i} |x_q|², i ≤ L (C = 1 for correlation)
+    P = reinterpret_cast<double*>(smem + PL);
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int m = j + e * T;
+      if (REAL) {
+        P[padDbl(2 * m + 1)] = (double)v[e].x * v[e].x;
+        P[padDbl(2 * m + 2)] = (double)v[e].y * v[e].y;
+      } else {
+        P[padDbl(m + 1)] = (double)v[e].x * v[e].x + (double)v[e].y * v[e].y;
+      }
+    }
+    if (j == 0) P[0] = 0.0;
+    __syncthreads();
+    blockScanDouble(P, 1, L, 0, T, warpTot);
+  }
+  regFft<H, true>(v, sm, j, p.tab);
+  if constexpr (REAL) {
+    realSplit<H>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
+      const float2 w = __ldg(p.wL + k);
+      const float2 yk = cmul(xk, __ldg(p.spec + k));
+      const float2 yc = conjf2(cmul(xh, __ldg(p.spec + (H - k))));
+      const float2 E = cscale(cadd(yk, yc), 0.5f);
+      const float2 O = cmulc(cscale(csub(yk, yc), 0.5f), w);
+      v[e] = cadd(E, mulpi(O));
+    });
+    __syncthreads();  // the partner reads of realSplit are done before the FFT reuses sm
+  } else {
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = cmul(v[e], __ldg(p.spec + j + e * T));
+  }
+#pragma unroll
+  for (int e = 0; e < R; e++) v[e].y = -v[e].y;
+  regFft<H, true>(v, sm, j, p.tab);
+  const float inv = 1.0f / (float)H;
+#pragma unroll
+  for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
+  if (!active) return;
+#pragma unroll
+  for (int e = 0; e < R; e++) {
+    const int m = j + e * T;
+    if constexpr (!CORR) {
+      if (REAL) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          const int i = 2 * m + h;
+          if (i < p.M - 1) continue;
+          const long long o = f0 + i - (p.M - 1);
+          if (o < p.outCount) p.out[o * p.V + lane] = h ? v[e].y : v[e].x;
+        }
+      } else if (m >= p.M - 1) {
+        const long long o = f0 + m - (p.M - 1);
+        if (o < p.outCount) {
+          p.out[o * p.V + lane] = v[e].x;
+          p.out[o * p.V + lane + 1] = v[e].y;
+        }
+      }
+    } else {
+      if (REAL) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          const int i = 2 * m + h;
+          const long long o = f0 + i;
+          if (i < p.S && o < p.outCount)
+            p.out[o] = corrScore(fabsf(h ? v[e].y : v[e].x), p.tnorm, P[padDbl(i + p.M)] - P[padDbl(i)]);
+        }
+      } else {
+        const long long o = f0 + m;
+        if (m < p.S && o < p.outCount)
+          p.out[o] = corrScore(sqrtf(norm2(v[e])), p.tnorm, P[padDbl(m + p.M)] - P[padDbl(m)]);
+      }
+    }
+  }
+}
+
+template <int H, bool REAL, bool CORR>
+static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
+  constexpr int T = H / regRadix(H), L = REAL ? 2 * H : H;
+  const int C = CORR ? 1 : std::max(1, 256 / T);
+  size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
+  if (CORR) smem += (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
+  gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
+  PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), dim3((unsigned)ceilDiv(p.segments, C), groups), dim3(C * T), smem, s,
+            p);
+  PH_CHECK_LAUNCH("overlap-save kernel");
+}
+
+template <bool REAL, bool CORR>
+static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_t s) {
+  switch (H) {
+    case 128: if constexpr (!CORR) return launchOsT<128, REAL, CORR>(gpu, p, groups, s); break;
+    case 256: if constexpr (!CORR) return launchOsT<256, REAL, CORR>(gpu, p, groups, s); break;
+    case 512: return launchOsT<512, REAL, CORR>(gpu, p, groups, s);
+    case 1024: return launchOsT<1024, REAL, CORR>(gpu, p, groups, s);
+    case 2048: return launchOsT<2048, REAL, CORR>(gpu, p, groups, s);
+    case 4096: return launchOsT<4096, REAL, CORR>(gpu, p, groups, s);
+    case 8192: return launchOsT<8192, REAL, CORR>(gpu, p, groups, s);
+    default: break;
+  }
+  throw ArgumentError("overlap-save size not compiled");
+}
+
+static inline bool osFits(size_t smemOptin, long long H, bool corr, bool real) {
+  const long long L = real ? 2 * H : H;
+  size_t smem = (size_t)paddedLen((int)H) * 8 * (corr ? 1 : std::max<long long>(1, 256 / (H / 16)));
+  if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
+  return smem + 2048 <= smemOptin;
+}
+static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return osFits(gpu.smemOptin(), H, corr, real); }
+
+
+// ---------------------------------------------------------------------------------------------------
+// Unfused overlap-save (filters too long for one fused segment): gather → FFT → multiply → inverse → scatter.
+
+struct SegParams {
+  Source src;
+  int V, lane0, laneStep, groups;
+  int complexPairs;  // 1: lanes (l, l+1) as re/im; 0: one real lane as re, im = 0
+  long long L, S, segments, outCount;
+  int M;
+};
+
+static __global__ void kGather(SegParams p, float2* seg) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long total = p.segments * p.groups * p.L;
+  if (i >= total) return;
+  const long long row = i / p.L, k = i - row * p.L;
+  const long long s = row / p.groups;
+  const int g = (int)(row - s * p.groups);
+  const int lane = p.lane0 + g * p.laneStep;
+  const long long idx = (s * p.S + k) * p.V + lane;
+  seg[i] = make_float2(p.src.at(idx), p.complexPairs ? p.src.at(idx + 1) : 0.f);
+}
+
+static __global__ void kMulSpec(float2* seg, const float2* spec, long long L, long long total, float scale) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < total) seg[i] = cscale(cmul(seg[i], spec[i % L]), scale);
+}
+
+static __global__ void kScatterFir(SegParams p, const float2* seg, float* out) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long total = p.segments * p.groups * p.S;
+  if (i >= total) return;
+  const long long row = i / p.S, k = i - row * p.S;
+  const long long s = row / p.groups;
+  const int g = (int)(row - s * p.groups);
+  const int lane = p.lane0 + g * p.laneStep;
+  const long long o = s * p.S + k;
+  if (o >= p.outCount) return;
+  const float2 y = seg[row * p.L + k + p.M - 1];
+  out[o * p.V + lane] = y.x;
+  if (p.complexPairs) out[o * p.V + lane + 1] = y.y;
+}
+
+}  // namespace ph

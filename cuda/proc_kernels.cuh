@@ -1,0 +1,84 @@
+// Device helpers shared by the fused processor kernels.
+#pragma once
+#include "fft_kernels.cuh"
+#include "stream.cuh"
+
+namespace ph {
+
+/** After a size-H FFT of z[m] = x[2m] + i·x[2m+1] (thread j holds Z[j + e·T] in v), gives the spectrum of
+ *  the 2H reals x to f(e, k, X[k], X[H−k]) for each held k = j + e·T (for k = 0 the second is X[H], the
+ *  Nyquist bin); f may overwrite v[e]. wL: W_{2H}^k for k < 2H (Gpu::table). Uses `sm` (the column's
+ *  exchange buffer); every thread of the block must call it; sm is still being read when it returns. */
+template <int H, class F>
+__device__ __forceinline__ void realSplit(float2 (&v)[regRadix(H)], float2* sm, int j, const float2* __restrict__ wL,
+                                          F&& f) {
+  constexpr int R = regRadix(H), T = H / R;
+  __syncthreads();
+#pragma unroll
+  for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
+  __syncthreads();
+#pragma unroll
+  for (int e = 0; e < R; e++) {
+    const int k = j + e * T;
+    const float2 zk = v[e];
+    const float2 zc = conjf2(sm[pad16((H - k) & (H - 1))]);
+    const float2 E = cscale(cadd(zk, zc), 0.5f);
+    const float2 O = cscale(mulmi(csub(zk, zc)), 0.5f);
+    const float2 wO = cmul(__ldg(wL + k), O);
+    f(e, k, cadd(E, wO), conjf2(csub(E, wO)));
+  }
+}
+
+/** Index of logical element i in a padded double array (one pad every 32: the chunked reads of the scan
+ *  hit distinct banks). An array for n elements needs paddedDoubles(n) doubles. */
+__host__ __device__ __forceinline__ int padDbl(int i) { return i + (i >> 5); }
+__host__ __device__ constexpr int paddedDoubles(int n) { return n + (n >> 5) + 1; }
+
+/** Inclusive scan in double of logical elements [o, o + n) of the padded array q, by the `count`
+ *  consecutive threads starting at `first` (whole warps). Every thread of the block must call it (it
+ *  synchronizes the block). */
+__device__ __forceinline__ void blockScanDouble(double* q, int o, int n, int first, int count, double* warpTot) {
+  const int t = threadIdx.x - first;
+  const bool mine = t >= 0 && t < count;
+  const int ch = n / count;
+  double sum = 0;
+  if (mine)
+    for (int i = 0; i < ch; i++) sum += q[padDbl(o + t * ch + i)];
+  double incl = sum;
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const double v = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d) incl += v;
+  }
+  const int w = threadIdx.x >> 5;
+  if (lane == 31) warpTot[w] = incl;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int w0 = first >> 5, w1 = (first + count) >> 5;
+    double run = 0;
+    for (int i = w0; i < w1; i++) {
+      run += warpTot[i];
+      warpTot[i] = run;
+    }
+  }
+  __syncthreads();
+  if (mine) {
+    double off = incl - sum + ((w > (first >> 5)) ? warpTot[w - 1] : 0.0);
+    for (int i = 0; i < ch; i++) {
+      const int k = padDbl(o + t * ch + i);
+      off += q[k];
+      q[k] = off;
+    }
+  }
+  __syncthreads();
+}
+
+/** 10·log10(p) floored (NaN and zero give the floor). The hardware log2 (2 ulp) keeps a level within
+ *  1e-4 dB at −300 dB, far inside float32's own rounding of the power. */
+__device__ __forceinline__ float toDb(float p, float floorDb) {
+  const float db = p > 0.f ? 3.01029995664f * __log2f(p) : -INFINITY;
+  return db > floorDb ? db : floorDb;
+}
+
+}  // namespace ph

@@ -1,0 +1,354 @@
+// Spectrogram: raw samples → frames (hop) → window → FFT → |X|² → dB → optional max over display columns,
+// fused in one kernel for power-of-two frames (real frames through a half-length complex FFT), and as
+// framing + FFT plan + rows kernels for every other length. Exponential averaging and peak hold fold the
+// new rows in order afterwards.
+//
+// Levels (AES17 dBFS, as the CPU backend): power = |X[k]|²/(Σw)² for complex input; ×4 for the bins of a
+// real input other than DC and Nyquist, ×2 for those two. Complex rows are in fftshift order.
+#include <cmath>
+
+#include "proc_kernels.cuh"
+#include "processors.h"
+
+namespace ph {
+
+struct SpecParams {
+  Source src;
+  long long hop;   // samples
+  long long count;
+  int n;           // frame length
+  int bins, width, reduce;
+  float norm, normEdge, floorDb;
+  const float* window;
+  float* rows;
+  float* linear;   // may be null
+  const float2* tab;  // register FFT twiddle rows for H
+  const float2* wL;   // W_n^k (real input)
+};
+
+/** Writes one row from the powers P[0..bins) (shared memory) using threads [t0, t0 + nt). */
+__device__ __forceinline__ void emitRow(const float* P, const SpecParams& p, long long f, int t, int nt) {
+  float* row = p.rows + f * p.width;
+  for (int c = t; c < p.width; c += nt) {
+    float m;
+    if (p.reduce) {
+      const int lo = (int)(((long long)c * p.bins) / p.width), hi = (int)(((long long)(c + 1) * p.bins) / p.width);
+      m = P[lo];
+      for (int k = lo + 1; k < hi; k++) m = fmaxf(m, P[k]);
+    } else {
+      m = P[c];
+    }
+    row[c] = toDb(m, p.floorDb);
+    if (p.linear) p.linear[f * p.width + c] = m;
+  }
+}
+
+// H: complex FFT size (complex input: n = H; real input: n = 2H).
+template <int H, bool REAL>
+__global__ void __launch_bounds__(512, 2) kSpecFused(SpecParams p) {
+  constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H);
+  PH_DYN_SMEM(float2, smem);
+  const int C = blockDim.x / T;
+  const int c = threadIdx.x / T, j = threadIdx.x % T;
+  const long long f = (long long)blockIdx.x * C + c;
+  const bool active = f < p.count;
+  float2* sm = smem + c * PL;
+  float2 v[R];
+  const long long base = f * p.hop;
+  const long long first = REAL ? base : 2 * base;
+  withSource(p.src, first, first + (REAL ? p.n : 2 * p.n), [&](auto get) {
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int m = j + e * T;
+      float2 z = make_float2(0.f, 0.f);
+      if (active) {
+        if (REAL) {
+          const float2 w = __ldg(reinterpret_cast<const float2*>(p.window) + m);
+          z.x = get(base + 2 * m) * w.x;
+          z.y = get(base + 2 * m + 1) * w.y;
+        } else {
+          const float w = __ldg(p.window + m);
+          z.x = get(2 * (base + m)) * w;
+          z.y = get(2 * (base + m) + 1) * w;
+        }
+      }
+      v[e] = z;
+    }
+  });
+  regFft<H, true>(v, sm, j, p.tab);
+  float* P = reinterpret_cast<float*>(sm);
+  if constexpr (REAL) {
+    float pw[R];
+    float nyq = 0.f;
+    realSplit<H>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
+      pw[e] = norm2(xk) * (k == 0 ? p.normEdge : p.norm);
+      if (k == 0) nyq = norm2(xh) * p.normEdge;
+    });
+    __syncthreads();  // every partner read of sm is done: P may overwrite it
+#pragma unroll
+    for (int e = 0; e < R; e++) P[j + e * T] = pw[e];
+    if (j == 0) P[H] = nyq;
+  } else {
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int k = j + e * T;
+      P[(k + H / 2) & (H - 1)] = norm2(v[e]) * p.norm;
+    }
+  }
+  __syncthreads();
+  if (active) emitRow(P, p, f, j, T);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Unfused path for other frame lengths
+
+__global__ void kFrames(SpecParams p, float* out, int complexIn) {
+  const long long per = complexIn ? 2LL * p.n : p.n;
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= per * p.count) return;
+  const long long f = i / per, r = i - f * per;
+  const long long sample = complexIn ? r / 2 : r;
+  out[i] = p.src.at((complexIn ? 2 * f * p.hop : f * p.hop) + r) * p.window[sample];
+}
+
+// Power of every bin of every frame from the spectra (count × bins complex), fftshifted for complex input.
+__global__ void kPower(SpecParams p, const float2* spec, float* power, int complexIn) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long long)p.bins * p.count) return;
+  const long long f = i / p.bins, r = i - f * p.bins;
+  if (complexIn) {
+    const long long k = (r + p.n - p.n / 2) % p.n;  // row r holds bin (r − ⌊n/2⌋) mod n
+    power[i] = norm2(spec[f * p.n + k]) * p.norm;
+  } else {
+    const bool edge = r == 0 || (p.n % 2 == 0 && r == p.n / 2);
+    power[i] = norm2(spec[f * p.bins + r]) * (edge ? p.normEdge : p.norm);
+  }
+}
+
+__global__ void kRows(SpecParams p, const float* power) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long long)p.width * p.count) return;
+  const long long f = i / p.width, c = i - f * p.width;
+  const float* P = power + f * p.bins;
+  float m;
+  if (p.reduce) {
+    const long long lo = (c * p.bins) / p.width, hi = ((c + 1) * p.bins) / p.width;
+    m = P[lo];
+    for (long long k = lo + 1; k < hi; k++) m = fmaxf(m, P[k]);
+  } else {
+    m = P[c];
+  }
+  p.rows[i] = toDb(m, p.floorDb);
+  if (p.linear) p.linear[i] = m;
+}
+
+// Exponential average (linear power, double) and peak hold (dB) over the new rows, in frame order.
+__global__ void kFold(const float* rows, const float* linear, long long count, int width, double* avg, float* peak,
+                      double alpha, int initAvg) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= width) return;
+  if (avg) {
+    long long f = 0;
+    double a = avg[c];
+    if (initAvg) { a = linear[c]; f = 1; }
+    for (; f < count; f++) a = alpha * (double)linear[f * width + c] + (1.0 - alpha) * a;
+    avg[c] = a;
+  }
+  if (peak) {
+    float pk = peak[c];
+    for (long long f = 0; f < count; f++) pk = fmaxf(pk, rows[f * width + c]);
+    peak[c] = pk;
+  }
+}
+
+__global__ void kFill(float* p, long long n, float v) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+template <int H, bool REAL>
+static void launchSpecT(Gpu& gpu, SpecParams& p, cudaStream_t s) {
+  constexpr int T = H / regRadix(H);
+  const int C = std::max(1, 256 / T);
+  const size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
+  gpu.allowSmem(kSpecFused<H, REAL>, smem);
+  PH_LAUNCH(PH_K(kSpecFused<H, REAL>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
+  PH_CHECK_LAUNCH("spectrogram kernel");
+}
+
+template <bool REAL>
+static bool launchSpec(Gpu& gpu, int H, SpecParams& p, cudaStream_t s) {
+  switch (H) {
+    case 64: launchSpecT<64, REAL>(gpu, p, s); return true;
+    case 128: launchSpecT<128, REAL>(gpu, p, s); return true;
+    case 256: launchSpecT<256, REAL>(gpu, p, s); return true;
+    case 512: launchSpecT<512, REAL>(gpu, p, s); return true;
+    case 1024: launchSpecT<1024, REAL>(gpu, p, s); return true;
+    case 2048: launchSpecT<2048, REAL>(gpu, p, s); return true;
+    case 4096: launchSpecT<4096, REAL>(gpu, p, s); return true;
+    case 8192: launchSpecT<8192, REAL>(gpu, p, s); return true;
+    default: return false;
+  }
+}
+
+Spectrogram::Spectrogram(Gpu& gpu, const SpectrogramConfig& cfg) : gpu_(gpu), cfg_(cfg) {
+  if (cfg.n < 1 || cfg.hop < 1 || (long long)cfg.window.size() != cfg.n)
+    throw ArgumentError("spectrogram: fft ≥ 1, hop ≥ 1 and a window of length fft are required");
+  bins_ = cfg.complex ? cfg.n : cfg.n / 2 + 1;
+  width_ = cfg.columns > 0 ? cfg.columns : bins_;
+  double sum = 0;
+  for (float w : cfg.window) sum += w;
+  normEdge_ = (float)(1.0 / (sum * sum));
+  norm_ = cfg.complex ? normEdge_ : (float)(4.0 / (sum * sum));
+  if (cfg.norm > 0) norm_ = (float)cfg.norm;
+  if (cfg.normEdge > 0) normEdge_ = (float)cfg.normEdge;
+  const long long H = cfg.complex ? cfg.n : cfg.n / 2;
+  fused_ = isPow2(cfg.n) && H >= 64 && H <= 8192 &&
+           (size_t)paddedLen((int)H) * 8 <= gpu.smemOptin();
+  window_.alloc(cfg.n * sizeof(float));
+  PH_CHECK(cudaMemcpy(window_.get(), cfg.window.data(), cfg.n * sizeof(float), cudaMemcpyHostToDevice));
+  const long long vps = cfg.complex ? 2 : 1;
+  for (auto& h : hist_) h.alloc((size_t)(cfg.n * vps + 16) * sizeof(float));
+  if (cfg.averaging > 0) avg_.alloc(width_ * sizeof(double));
+  if (cfg.peakHold) peak_.alloc(width_ * sizeof(float));
+  reset();
+}
+
+void Spectrogram::reset() {
+  histLen_ = 0;
+  avgInit_ = false;
+  peakInit_ = false;
+  if (cfg_.peakHold) {
+    PH_LAUNCH(kFill, dim3((unsigned)ceilDiv(width_, 256)), dim3(256), 0, gpu_.stream(), peak_.get<float>(), width_,
+              -INFINITY);
+    PH_CHECK_LAUNCH("spectrogram reset");
+  }
+}
+
+void Spectrogram::runDevice(const Source& src, long long count, float* rowsDev, float* linDev) {
+  if (count <= 0) return;
+  cudaStream_t s = gpu_.stream();
+  SpecParams p{};
+  p.src = src;
+  p.hop = cfg_.hop;
+  p.count = count;
+  p.n = (int)std::min<long long>(cfg_.n, 1LL << 30);
+  p.bins = (int)bins_;
+  p.width = (int)width_;
+  p.reduce = width_ != bins_;
+  p.norm = norm_;
+  p.normEdge = normEdge_;
+  p.floorDb = cfg_.floorDb;
+  p.window = window_.get<float>();
+  p.rows = rowsDev;
+  p.linear = linDev;
+  if (fused_) {
+    const int H = (int)(cfg_.complex ? cfg_.n : cfg_.n / 2);
+    p.tab = gpu_.regTable(H);  // table rows: fewer instructions than computed twiddles (SM-bound kernel)
+    p.wL = gpu_.table(cfg_.n);
+    if (cfg_.complex ? launchSpec<false>(gpu_, H, p, s) : launchSpec<true>(gpu_, H, p, s)) return;
+  }
+  // framing → FFT → power → rows, in batches that keep the scratch bounded
+  const long long n = cfg_.n;
+  const long long per = std::max<long long>(1, (64LL << 20) / (n * 8 + bins_ * 12));
+  for (long long f0 = 0; f0 < count; f0 += per) {
+    const long long cnt = std::min(per, count - f0);
+    SpecParams q = p;
+    q.count = cnt;
+    // re-base the source at this batch's first frame
+    const long long shift = f0 * cfg_.hop * (cfg_.complex ? 2 : 1);
+    q.src = src;
+    if (shift <= src.histLen) {
+      q.src.hist = src.hist + shift;
+      q.src.histLen = src.histLen - shift;
+    } else {
+      const long long into = shift - src.histLen;
+      q.src.histLen = 0;
+      q.src.fresh = static_cast<const char*>(src.fresh) + into * (long long)dtypeBytes((DType)src.dtype);
+      q.src.freshLen = src.freshLen - into;
+    }
+    q.rows = rowsDev + f0 * width_;
+    q.linear = linDev ? linDev + f0 * width_ : nullptr;
+    const long long vals = cnt * n * (cfg_.complex ? 2 : 1);
+    frames_.ensure(vals * sizeof(float) + 16);
+    PH_LAUNCH(kFrames, dim3((unsigned)ceilDiv(vals, 256)), dim3(256), 0, s, q, frames_.get<float>(), (int)cfg_.complex);
+    PH_CHECK_LAUNCH("spectrogram framing");
+    spec_.ensure(cnt * (cfg_.complex ? n : bins_) * sizeof(float2) + 16);
+    if (cfg_.complex) {
+      FftPlan& plan = gpu_.plan(n);
+      plan.exec(frames_.get<float2>(), spec_.get<float2>(), cnt, false, gpu_.scratch(0, plan.scratchBytes(cnt)), s);
+    } else {
+      rfft(gpu_, frames_.get<float>(), spec_.get<float2>(), n, cnt, s);
+    }
+    power_.ensure(cnt * bins_ * sizeof(float) + 16);
+    PH_LAUNCH(kPower, dim3((unsigned)ceilDiv(cnt * bins_, 256)), dim3(256), 0, s, q, spec_.get<float2>(),
+              power_.get<float>(), (int)cfg_.complex);
+    PH_CHECK_LAUNCH("spectrogram power");
+    PH_LAUNCH(kRows, dim3((unsigned)ceilDiv(cnt * width_, 256)), dim3(256), 0, s, q, power_.get<float>());
+    PH_CHECK_LAUNCH("spectrogram rows");
+  }
+}
+
+void Spectrogram::push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg,
+                       float* peak) {
+  cudaStream_t s = gpu_.stream();
+  const void* fresh = stageInput(gpu_, in, staging_, s);
+  Source src{};
+  src.hist = hist_[cur_].get<float>();
+  src.histLen = histLen_;
+  src.fresh = static_cast<const char*>(fresh) + skip * (long long)dtypeBytes(in.dtype);
+  src.freshLen = in.values - skip;
+  src.dtype = (int)in.dtype;
+  src.offset = in.offset;
+  src.scale = in.scale;
+  if (count > 0) {
+    rows_.ensure(count * width_ * sizeof(float) + 16);
+    float* lin = nullptr;
+    if (cfg_.averaging > 0) {
+      linear_.ensure(count * width_ * sizeof(float) + 16);
+      lin = linear_.get<float>();
+    }
+    runDevice(src, count, rows_.get<float>(), lin);
+    if (cfg_.averaging > 0 || cfg_.peakHold) {
+      PH_LAUNCH(kFold, dim3((unsigned)ceilDiv(width_, 128)), dim3(128), 0, s, rows_.get<float>(), lin, count, (int)width_,
+                cfg_.averaging > 0 ? avg_.get<double>() : nullptr, cfg_.peakHold ? peak_.get<float>() : nullptr,
+                cfg_.averaging, (int)!avgInit_);
+      PH_CHECK_LAUNCH("spectrogram averaging");
+      avgInit_ = true;
+      peakInit_ = true;
+    }
+  }
+  // keep what the next frames need
+  const long long total = src.length();
+  const long long keep = std::max<long long>(0, total - keepFrom);
+  const int nxt = 1 - cur_;
+  hist_[nxt].ensure((keep + 16) * sizeof(float));
+  keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
+  if (count > 0) copyToHost(gpu_, rows, rows_.get(), count * width_ * sizeof(float), s);
+  if (avg) {
+    if (avgInit_) {
+      std::vector<double> a(width_);
+      copyToHost(gpu_, a.data(), avg_.get(), width_ * sizeof(double), s);
+      for (long long c = 0; c < width_; c++) {
+        const double db = a[c] > 0 ? 10.0 * std::log10(a[c]) : -INFINITY;
+        avg[c] = db > cfg_.floorDb ? (float)db : cfg_.floorDb;
+      }
+    } else {
+      for (long long c = 0; c < width_; c++) avg[c] = cfg_.floorDb;
+    }
+  }
+  if (peak) {
+    if (peakInit_) copyToHost(gpu_, peak, peak_.get(), width_ * sizeof(float), s);
+    else for (long long c = 0; c < width_; c++) peak[c] = cfg_.floorDb;
+  }
+  gpu_.sync();
+  cur_ = nxt;
+  histLen_ = keep;
+}
+
+}  // namespace ph

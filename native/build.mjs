@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Builds the CUDA backend's addon (native/build/cuda/phasor_cuda.node) with CMake and nvcc.
+//
+//   node native/build.mjs                 build; fail when nvcc or cmake is missing
+//   node native/build.mjs --if-available  (npm install) build when nvcc is found, else say so in one line, exit 0
+//   node native/build.mjs --emu           the CPU emulation build (native/build/emu), for development
+//   node native/build.mjs --all           also the kernel self-tests (plain programs)
+//
+// A compile error always fails (exit 1), so CI, which has nvcc, fails on it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const args = new Set(process.argv.slice(2));
+const emu = args.has('--emu');
+const ifAvailable = args.has('--if-available');
+const all = args.has('--all');
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function skip(why) {
+  if (ifAvailable) {
+    console.log(`phasor: the CUDA backend is not built (${why}); Phasor runs on the other backends`);
+    process.exit(0);
+  }
+  console.error(`phasor: cannot build the CUDA backend: ${why}`);
+  process.exit(1);
+}
+
+const nvcc = emu
+  ? null
+  : [process.env.CUDACXX, which('nvcc'), '/usr/local/cuda/bin/nvcc'].find((p) => p && existsSync(p));
+if (!emu && !nvcc) skip('nvcc was not found; install the CUDA toolkit (13.0) and run npm run build:native');
+const cmake = which('cmake');
+if (!cmake) skip('cmake was not found');
+
+// Node's headers: npm_config_nodedir (set by the device recipe), else beside the running node.
+const candidates = [
+  process.env.npm_config_nodedir && path.join(process.env.npm_config_nodedir, 'include', 'node'),
+  path.resolve(path.dirname(process.execPath), '..', 'include', 'node'),
+  '/usr/include/node',
+  '/usr/local/include/node',
+].filter(Boolean);
+const nodeInclude = candidates.find((d) => existsSync(path.join(d, 'node_api.h')));
+if (!nodeInclude) skip(`Node's headers (node_api.h) were not found in ${candidates.join(', ')}`);
+let napiInclude;
+try {
+  const require = createRequire(import.meta.url);
+  napiInclude = path.dirname(require.resolve('node-addon-api/package.json'));
+} catch {
+  skip('node-addon-api is not installed (npm install)');
+}
+
+const buildDir = path.join(root, 'native', 'build', emu ? 'emu' : 'cuda');
+const jobs = String(os.availableParallelism ? os.availableParallelism() : os.cpus().length);
+const generator = which('ninja') ? ['-G', 'Ninja'] : [];
+const configure = [
+  '-S',
+  path.join(root, 'native'),
+  '-B',
+  buildDir,
+  ...generator,
+  '-DCMAKE_BUILD_TYPE=Release',
+  `-DNODE_INCLUDE_DIR=${nodeInclude}`,
+  `-DNAPI_INCLUDE_DIR=${napiInclude}`,
+  `-DPHASOR_EMU=${emu ? 'ON' : 'OFF'}`,
+];
+if (nvcc) configure.push(`-DCMAKE_CUDA_COMPILER=${nvcc}`);
+if (process.env.PHASOR_CUDA_ARCHS) configure.push(`-DPHASOR_CUDA_ARCHS=${process.env.PHASOR_CUDA_ARCHS}`);
+
+const t0 = Date.now();
+function run(argv) {
+  const r = spawnSync(cmake, argv, { stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`phasor: the CUDA backend failed to build (cmake ${argv[0]} exited with ${r.status})`);
+    process.exit(1);
+  }
+}
+const cache = path.join(buildDir, 'CMakeCache.txt');
+const stale =
+  !existsSync(cache) || !readFileSync(cache, 'utf8').includes(`NODE_INCLUDE_DIR:PATH=${nodeInclude}`);
+if (stale) run(configure);
+const targets = all ? ['phasor_cuda', 'phasor_cuda_selftest', 'phasor_cuda_proctest'] : ['phasor_cuda'];
+run(['--build', buildDir, '-j', jobs, '--target', ...targets]);
+const seconds = ((Date.now() - t0) / 1000).toFixed(0);
+console.log(
+  `phasor: built ${path.relative(root, path.join(buildDir, 'phasor_cuda.node'))} in ${seconds} s` +
+    (nvcc
+      ? ` (${execFileSync(nvcc, ['--version'], { encoding: 'utf8' }).match(/release [0-9.]+/)?.[0] ?? 'nvcc'})`
+      : ' (CPU emulation)'),
+);

@@ -1,0 +1,70 @@
+// Runs everywhere, CI included: the addon must have been built wherever nvcc exists (npm install builds it;
+// a compile error fails the install), loading it must never crash the process, and without a GPU the
+// backend must say why it is unavailable, in words.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BackendUnavailableError } from '../../electron/engine/errors.js';
+import { loadAddon } from '../../electron/engine/backends/cuda/addon.js';
+import { createCudaBackend, probeCuda } from '../../electron/engine/backends/cuda/index.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const addonPath = path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node');
+
+function nvccHere(): boolean {
+  if (process.env.CUDACXX && existsSync(process.env.CUDACXX)) return true;
+  return (
+    spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' }).status === 0 ||
+    existsSync('/usr/local/cuda/bin/nvcc')
+  );
+}
+
+describe('CUDA addon build', () => {
+  it('is built wherever nvcc is installed, and loads without a GPU', () => {
+    if (!nvccHere()) {
+      // no toolkit: the backend reports that it was not built
+      expect(existsSync(addonPath) || process.env.PHASOR_CUDA_ADDON !== undefined).toBe(false);
+      return;
+    }
+    expect(
+      existsSync(addonPath),
+      `${addonPath} missing although nvcc is installed (npm run build:native)`,
+    ).toBe(true);
+    // loading in a child process: whatever happens there cannot take this process down
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const a = require(${JSON.stringify(addonPath)}); console.log(JSON.stringify({ p: a.probe(), b: a.build }));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim()) as {
+      p: { available: boolean; reason?: string };
+      b: { archs: string };
+    };
+    // a build for one architecture (PHASOR_CUDA_ARCHS, used on the lent GPU to build faster) is fine too
+    expect(out.b.archs).toMatch(process.env.PHASOR_CUDA_ARCHS ? /sm_90/ : /sm_75.*sm_90.*compute_90 PTX/);
+    if (!out.p.available) {
+      expect(out.p.reason).toMatch(/no NVIDIA driver|no CUDA device|driver is too old|CUDA could not start/);
+    }
+  });
+
+  it('reports a reason in words, or a device, and never throws', async () => {
+    const a = await probeCuda();
+    if (a.available) {
+      expect(a.device).toMatch(/\(driver .*GiB, sm_\d+\)/);
+      return;
+    }
+    expect(a.reason.length).toBeGreaterThan(10);
+    expect(a.reason).toMatch(
+      /not built|no NVIDIA driver|no CUDA device|driver is too old|could not|older than/,
+    );
+    await expect(createCudaBackend()).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(createCudaBackend()).rejects.toThrow(/backend cuda is not available: /);
+    // a missing addon is a reason too, not a crash
+    if (!loadAddon().addon) expect(a.reason).toMatch(/not built|could not be loaded/);
+  });
+});

@@ -1,0 +1,132 @@
+// Transforms of the CUDA backend against float64 references. Every test needs a CUDA device: without one
+// it is skipped with the reason (printed). Tolerances are the issue's: relative L2 ≤ 3e-7 for n ≤ 4096
+// (cuFFT reaches 1.9e-7 there) and ≤ 1e-6 for every other size.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../electron/engine/errors.js';
+import { type Gpu, openGpu } from './gpu.js';
+import { dft, gaussian, relL2 } from './reference.js';
+
+let gpu: Gpu;
+beforeAll(async () => {
+  gpu = await openGpu();
+});
+afterAll(async () => {
+  await gpu.backend?.dispose();
+});
+
+const tol = (n: number): number => (n <= 4096 ? 3e-7 : 1e-6);
+
+function refBatch(x: Float32Array, n: number, inverse: boolean): Float64Array {
+  const out = new Float64Array(x.length);
+  for (let b = 0; b < x.length / (2 * n); b++) {
+    const X = dft(Float64Array.from(x.subarray(2 * n * b, 2 * n * (b + 1))), inverse ? 1 : -1);
+    for (let i = 0; i < 2 * n; i++) out[2 * n * b + i] = inverse ? X[i] / n : X[i];
+  }
+  return out;
+}
+
+describe('CUDA fft', () => {
+  // powers of two through every pass layout, smooth sizes (mixed radix, four-step), primes (Bluestein)
+  const small = [
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 3, 5, 6, 7, 12, 15, 100, 1000, 3000, 17, 97,
+    1009,
+  ];
+  const large = [8192, 16384, 32768, 65536, 1 << 20, 48000, 12289, 65537];
+  it('[needs-gpu] matches float64 for powers of two, smooth sizes and primes, forward and inverse', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const sizes = gpu.emulation ? small.filter((n) => n <= 1024) : [...small, ...large];
+    for (const n of sizes) {
+      const batch = n >= 65536 ? 1 : n >= 4096 ? 2 : 3;
+      const x = gaussian(2 * n * batch, n);
+      for (const inverse of [false, true]) {
+        const got = await gpu.backend.fft(x, n, { inverse });
+        const err = relL2(got, refBatch(x, n, inverse));
+        expect(err, `n=${n} ${inverse ? 'inverse' : 'forward'}`).toBeLessThanOrEqual(tol(n));
+      }
+    }
+  }, 600_000);
+
+  it('[needs-gpu] reaches 2^24 within 1e-6', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    if (gpu.emulation) return; // too slow to emulate
+    for (const n of [1 << 22, 1 << 24]) {
+      const x = gaussian(2 * n, 3);
+      const got = await gpu.backend.fft(x, n);
+      expect(relL2(got, dft(Float64Array.from(x))), `n=${n}`).toBeLessThanOrEqual(1e-6);
+    }
+  }, 600_000);
+
+  it('[needs-gpu] takes device arrays, writes into out, and keeps batches apart', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const n = 256;
+    const x = gaussian(2 * n * 5, 9);
+    const dev = await gpu.backend.upload(x);
+    expect(dev.length).toBe(x.length);
+    expect(await dev.download()).toEqual(x);
+    const out = new Float32Array(x.length).fill(Number.NaN);
+    const got = await gpu.backend.fft(dev, n, { out });
+    expect(got).toBe(out);
+    expect(relL2(out, refBatch(x, n, false))).toBeLessThanOrEqual(tol(n));
+    // in place on a host array
+    const y = x.slice();
+    await gpu.backend.fft(y, n, { out: y });
+    expect(relL2(y, refBatch(x, n, false))).toBeLessThanOrEqual(tol(n));
+    dev.free();
+    await expect(gpu.backend.fft(dev, n)).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it('[needs-gpu] rfft and irfft follow numpy (odd and even sizes, batches)', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    for (const n of [1, 2, 3, 8, 9, 1000, 1024, 4097, ...(gpu.emulation ? [] : [65536, 48000])]) {
+      const batch = 3;
+      const bins = Math.floor(n / 2) + 1;
+      const x = gaussian(n * batch, n + 1);
+      const X = await gpu.backend.rfft(x, n);
+      expect(X.length).toBe(2 * bins * batch);
+      const ref = new Float64Array(2 * bins * batch);
+      for (let b = 0; b < batch; b++) {
+        const c = new Float64Array(2 * n);
+        for (let i = 0; i < n; i++) c[2 * i] = x[b * n + i];
+        const F = dft(c);
+        ref.set(F.subarray(0, 2 * bins), 2 * bins * b);
+      }
+      expect(relL2(X, ref), `rfft n=${n}`).toBeLessThanOrEqual(tol(n));
+      const back = await gpu.backend.irfft(X, n);
+      expect(relL2(back, x), `irfft n=${n}`).toBeLessThanOrEqual(2 * tol(n));
+    }
+  }, 300_000);
+
+  it('[needs-gpu] fft2 of a complex image matches row-then-column float64 transforms', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const rows = gpu.emulation ? 32 : 1024,
+      cols = gpu.emulation ? 64 : 1024;
+    const x = gaussian(2 * rows * cols, 21);
+    const got = await gpu.backend.fft2(x, rows, cols);
+    const ref = new Float64Array(x);
+    for (let r = 0; r < rows; r++) ref.set(dft(ref.subarray(2 * cols * r, 2 * cols * (r + 1))), 2 * cols * r);
+    for (let c = 0; c < cols; c++) {
+      const col = new Float64Array(2 * rows);
+      for (let r = 0; r < rows; r++) {
+        col[2 * r] = ref[2 * (r * cols + c)];
+        col[2 * r + 1] = ref[2 * (r * cols + c) + 1];
+      }
+      const C = dft(col);
+      for (let r = 0; r < rows; r++) {
+        ref[2 * (r * cols + c)] = C[2 * r];
+        ref[2 * (r * cols + c) + 1] = C[2 * r + 1];
+      }
+    }
+    expect(relL2(got, ref)).toBeLessThanOrEqual(1e-6);
+  }, 300_000);
+
+  it('[needs-gpu] refuses bad arguments with typed errors', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    await expect(gpu.backend.fft(new Float32Array(10), 4)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(gpu.backend.fft(new Float32Array(8), 0)).rejects.toThrow(/fft: n must be an integer/);
+    await expect(gpu.backend.rfft(new Float32Array(8), 4, { out: new Float32Array(3) })).rejects.toThrow(
+      /exactly 12 values/,
+    );
+    await expect(gpu.backend.irfft(new Float32Array(7), 4)).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(await gpu.backend.fft(new Float32Array(0), 8)).toHaveLength(0);
+  });
+});
