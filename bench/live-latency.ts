@@ -3,11 +3,17 @@
 // `phasor serve`, drawn by the renderer in Chromium (playwright-core).
 //
 //   npx tsx bench/live-latency.ts [--seconds 15] [--width 2400 --height 1000 --dpr 2] [--chromium PATH] [--gpu]
+//                                 [--app-dir out/renderer]
 //
 // Phase 1: microphone at 48 kHz, FFT 2048, 75 % overlap: latency = draw call time − capture time of the
 // newest sample of the rows drawn (window.__phasor.latency), p50/p99/max.
 // Phase 2: FFT 8192 (4097 bins) on a plot at least 4096 device pixels wide, so the waterfall shows 4096
-// columns: frames per second and main-thread ms per frame.
+// columns: frames per second and main-thread ms per frame. At 75 % overlap that is 23.4 rows/s, so at most
+// 23.4 frames per second have anything new to draw; phase 3 raises the overlap to 95 % (117 rows/s) so the
+// display has new rows for every frame at 60 Hz.
+// Two frame rates: `fps` counts frames in which the display drew something (bounded by the rows' rate),
+// `raf` counts the animation frames the browser ran (bounded by how fast it can produce frames: a display
+// that is too slow to draw lowers it). `>25 ms` is the share of frame intervals longer than 1.5 frames.
 // Headless Chromium renders WebGL with SwiftShader (software) unless --gpu is given: say which in the notes.
 
 import { join } from 'node:path';
@@ -25,6 +31,7 @@ const { values } = parseArgs({
     width: { type: 'string', default: '2400' },
     height: { type: 'string', default: '1000' },
     dpr: { type: 'string', default: '2' },
+    'app-dir': { type: 'string' }, // another built renderer (e.g. a copy of an older build, to compare)
   },
 });
 const seconds = Number(values.seconds);
@@ -42,7 +49,7 @@ writeTestWav(
 pulse.play(wav);
 Object.assign(process.env, pulse.env); // the server's audio worker talks to this daemon
 
-const server = await startServe();
+const server = await startServe(values['app-dir'] ? ['--app-dir', values['app-dir']] : []);
 const browser = await chromium.launch({
   executablePath: values.chromium,
   headless: true,
@@ -64,19 +71,40 @@ try {
     return ext ? String(gl!.getParameter(ext.UNMASKED_RENDERER_WEBGL)) : 'unknown';
   });
 
-  const phase = async (fft: number) => {
+  // The browser's own frame clock, apart from the app's: every animation frame's timestamp.
+  // (A string: tsx would wrap a named function in a helper the page does not have.)
+  await page.evaluate(`(() => {
+    window.__rafTimes = [];
+    const tick = (t) => { window.__rafTimes.push(t); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  })()`);
+
+  const phase = async (fft: number, overlap: number) => {
+    const ov = page.locator('[data-test="overlap"]');
+    if (Number(await ov.inputValue()) !== overlap) await ov.selectOption(String(overlap));
     const input = page.locator('[data-test="fft-size"]');
-    await input.fill(String(fft));
-    await input.press('Enter');
-    await page.waitForFunction(`window.__phasor.info && window.__phasor.info.fft === ${fft}`, undefined, {
-      timeout: 15000,
-    });
+    if ((await input.inputValue()) !== String(fft)) {
+      await input.fill(String(fft));
+      await input.press('Enter');
+    }
+    const hop = Math.max(1, Math.round(fft * (1 - overlap)));
+    await page.waitForFunction(
+      `window.__phasor.info && window.__phasor.info.fft === ${fft} && window.__phasor.info.hop === ${hop}`,
+      undefined,
+      { timeout: 15000 },
+    );
     await page.waitForTimeout(2000); // settle
-    await page.evaluate(() => window.__phasor!.reset());
+    await page.evaluate(() => {
+      window.__phasor!.reset();
+      (window as unknown as { __rafTimes: number[] }).__rafTimes.length = 0;
+    });
     await page.waitForTimeout(seconds * 1000);
     return page.evaluate(() => {
       const h = window.__phasor!;
       const ft = Array.from(h.frameTime.values()).sort((a, b) => a - b);
+      const raf = (window as unknown as { __rafTimes: number[] }).__rafTimes;
+      let long = 0;
+      for (let i = 1; i < raf.length; i++) if (raf[i] - raf[i - 1] > 25) long++;
       return {
         info: h.info,
         latency: h.latencyStats(),
@@ -84,6 +112,8 @@ try {
         rowsDrawn: h.rowsDrawn,
         frameMsP50: ft[Math.floor(ft.length / 2)] ?? NaN,
         frameMsP99: ft[Math.floor(ft.length * 0.99)] ?? NaN,
+        rafFrames: raf.length,
+        longFrames: raf.length > 1 ? long / (raf.length - 1) : NaN,
       };
     });
   };
@@ -97,8 +127,9 @@ try {
     undefined,
     { timeout: 15000 },
   );
-  const mic = await phase(2048);
-  const wide = await phase(8192);
+  const mic = await phase(2048, 0.75);
+  const wide = await phase(8192, 0.75);
+  const dense = await phase(8192, 0.95);
   const status = await page
     .locator('[data-test="status-bar"]')
     .innerText()
@@ -107,15 +138,19 @@ try {
   const fps = (r: { framesDrawn: number }) => r.framesDrawn / seconds;
   console.log(`live view, ${new Date().toISOString()}, WebGL renderer: ${renderer}`);
   console.log(`window ${values.width}×${values.height} CSS px at devicePixelRatio ${values.dpr}`);
-  console.log(`phase                         width  rows/s  p50 ms  p99 ms  max ms   fps  frame ms p50/p99`);
+  console.log(
+    `phase                         width  rows/s  p50 ms  p99 ms  max ms   fps   raf  >25 ms  frame ms p50/p99`,
+  );
   for (const [name, r] of [
     ['mic 48 kHz, FFT 2048, 75 %', mic],
     ['mic 48 kHz, FFT 8192, 75 %', wide],
+    ['mic 48 kHz, FFT 8192, 95 %', dense],
   ] as const) {
     console.log(
       `${name.padEnd(28)}  ${String(r.info?.width).padStart(5)}  ${(r.rowsDrawn / seconds).toFixed(1).padStart(6)}  ` +
         `${r.latency.p50.toFixed(1).padStart(6)}  ${r.latency.p99.toFixed(1).padStart(6)}  ${r.latency.max.toFixed(1).padStart(6)}  ` +
-        `${fps(r).toFixed(1).padStart(4)}  ${r.frameMsP50.toFixed(2)}/${r.frameMsP99.toFixed(2)}`,
+        `${fps(r).toFixed(1).padStart(4)}  ${(r.rafFrames / seconds).toFixed(1).padStart(4)}  ` +
+        `${(100 * r.longFrames).toFixed(0).padStart(4)} %  ${r.frameMsP50.toFixed(2)}/${r.frameMsP99.toFixed(2)}`,
     );
   }
   if (status) console.log(`status bar: ${status.replace(/\s+/g, ' ')}`);
