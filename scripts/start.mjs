@@ -187,6 +187,9 @@ async function webMode() {
     '--no-first-run',
     '--no-default-browser-check',
     '--window-size=1280,820',
+    // Without a usable GPU Chromium refuses WebGL unless its software renderer is allowed; the waterfall
+    // needs WebGL2. With a GPU this changes nothing.
+    '--enable-unsafe-swiftshader',
   ];
   // Chromium refuses to start as root without this (containers, CI machines).
   if (process.getuid?.() === 0) args.push('--no-sandbox');

@@ -182,6 +182,11 @@ function lockDown(): void {
   });
 }
 
+// Where the GPU cannot be used (blocklisted drivers, virtual machines, remote desktops) Chromium now refuses
+// WebGL rather than fall back to its software renderer; the waterfall is WebGL2, so allow the fallback.
+// A usable GPU is still preferred: the flag only changes what happens when there is none.
+app.commandLine.appendSwitch('enable-unsafe-swiftshader');
+
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
