@@ -3,7 +3,7 @@
 // `phasor serve`, drawn by the renderer in Chromium (playwright-core).
 //
 //   npx tsx bench/live-latency.ts [--seconds 15] [--width 2400 --height 1000 --dpr 2] [--chromium PATH] [--gpu]
-//                                 [--app-dir out/renderer]
+//                                 [--app-dir out/renderer] [--source mic|generator] [--chromium-arg ARG …]
 //
 // Phase 1: microphone at 48 kHz, FFT 2048, 75 % overlap: latency = draw call time − capture time of the
 // newest sample of the rows drawn (window.__phasor.latency), p50/p99/max.
@@ -14,7 +14,10 @@
 // Two frame rates: `fps` counts frames in which the display drew something (bounded by the rows' rate),
 // `raf` counts the animation frames the browser ran (bounded by how fast it can produce frames: a display
 // that is too slow to draw lowers it). `>25 ms` is the share of frame intervals longer than 1.5 frames.
-// Headless Chromium renders WebGL with SwiftShader (software) unless --gpu is given: say which in the notes.
+// Headless Chromium renders WebGL with SwiftShader (software) unless --gpu is given (ANGLE on Vulkan, the
+// GPU's driver): the WebGL renderer is printed, say which in the notes. `--source generator` measures the
+// generator paced at 48 kHz instead of the microphone (for machines without an audio server): its rows
+// carry the time their newest sample was released, as the microphone's carry the time it was captured.
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,35 +35,71 @@ const { values } = parseArgs({
     height: { type: 'string', default: '1000' },
     dpr: { type: 'string', default: '2' },
     'app-dir': { type: 'string' }, // another built renderer (e.g. a copy of an older build, to compare)
+    source: { type: 'string', default: 'mic' },
+    'chromium-arg': { type: 'string', multiple: true, default: [] },
   },
 });
+if (values.source !== 'mic' && values.source !== 'generator') {
+  throw new Error(`--source is mic or generator, not ${values.source}`);
+}
+const useMic = values.source === 'mic';
+// ANGLE on Vulkan: the GPU's own driver, with no window surface (headless).
+const GPU_ARGS = [
+  '--ignore-gpu-blocklist',
+  '--use-angle=vulkan',
+  '--enable-features=Vulkan',
+  '--disable-vulkan-surface',
+];
 const seconds = Number(values.seconds);
 const FS = 48000;
 
-const pulse = await startPulse('phasor_bench', FS);
-const wav = join(pulse.dir, 'tone.wav');
-const n = (4 * seconds + 30) * FS;
-writeTestWav(
-  wav,
-  Float64Array.from({ length: n }, (_, i) => 0.25 * Math.sin((2 * Math.PI * 1000 * i) / FS)),
-  FS,
-  1,
-);
-pulse.play(wav);
-Object.assign(process.env, pulse.env); // the server's audio worker talks to this daemon
+let pulse: Awaited<ReturnType<typeof startPulse>> | null = null;
+if (useMic) {
+  pulse = await startPulse('phasor_bench', FS);
+  const wav = join(pulse.dir, 'tone.wav');
+  const n = (4 * seconds + 30) * FS;
+  writeTestWav(
+    wav,
+    Float64Array.from({ length: n }, (_, i) => 0.25 * Math.sin((2 * Math.PI * 1000 * i) / FS)),
+    FS,
+    1,
+  );
+  pulse.play(wav);
+  Object.assign(process.env, pulse.env); // the server's audio worker talks to this daemon
+}
 
 const server = await startServe(values['app-dir'] ? ['--app-dir', values['app-dir']] : []);
 const browser = await chromium.launch({
   executablePath: values.chromium,
   headless: true,
-  args: [...CHROMIUM_ARGS, ...(values.gpu ? ['--enable-gpu', '--ignore-gpu-blocklist'] : [])],
+  args: [...CHROMIUM_ARGS, ...(values.gpu ? GPU_ARGS : []), ...values['chromium-arg']],
 });
+let failed: (() => Promise<void>) | null = null;
 try {
   const page = await browser.newPage({
     viewport: { width: Number(values.width), height: Number(values.height) },
     deviceScaleFactor: Number(values.dpr),
     bypassCSP: true, // waitForFunction evaluates its predicate as a string
   });
+  // What the page said, printed if the run fails (a browser on another machine is hard to look at).
+  const said: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') said.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => said.push(`page error: ${e.message}`));
+  failed = async () => {
+    const state = await page
+      .evaluate(() =>
+        JSON.stringify({ info: window.__phasor?.info, requests: window.__phasor?.requests.slice(-4) }),
+      )
+      .catch((e: unknown) => String(e));
+    const fft = await page
+      .locator('[data-test="fft-size"]')
+      .evaluate((e) => `${(e as HTMLInputElement).value} ${e.getAttribute('aria-invalid')}`)
+      .catch((e: unknown) => String(e));
+    console.error([...said.slice(-20), `fft field: ${fft}`, `state: ${state}`].join('\n'));
+    if (process.env.PHASOR_BENCH_SHOT) await page.screenshot({ path: process.env.PHASOR_BENCH_SHOT });
+  };
   await page.goto(server.url);
   await page.waitForFunction('window.__phasor && window.__phasor.info !== null', undefined, {
     timeout: 30000,
@@ -82,11 +121,13 @@ try {
   const phase = async (fft: number, overlap: number) => {
     const ov = page.locator('[data-test="overlap"]');
     if (Number(await ov.inputValue()) !== overlap) await ov.selectOption(String(overlap));
-    const input = page.locator('[data-test="fft-size"]');
-    if ((await input.inputValue()) !== String(fft)) {
-      await input.fill(String(fft));
-      await input.press('Enter');
-    }
+    // The preset buttons set the size (the sizes measured here are all presets) as a user's click does.
+    const label = fft >= 1024 ? `${fft / 1024}k` : String(fft);
+    await page
+      .locator('[data-test="analysis-controls"] .presets button', {
+        hasText: new RegExp(`^\\s*${label}\\s*$`),
+      })
+      .click();
     const hop = Math.max(1, Math.round(fft * (1 - overlap)));
     await page.waitForFunction(
       `window.__phasor.info && window.__phasor.info.fft === ${fft} && window.__phasor.info.hop === ${hop}`,
@@ -118,15 +159,17 @@ try {
     });
   };
 
-  await page.selectOption('#source-kind', 'mic');
-  await page.waitForFunction(
-    () => {
-      const r = window.__phasor!.requests.filter((x) => x.method === 'start').at(-1);
-      return !!r && r.ok === true && (r.params as { source: { kind: string } }).source.kind === 'mic';
-    },
-    undefined,
-    { timeout: 15000 },
-  );
+  if (useMic) {
+    await page.selectOption('#source-kind', 'mic');
+    await page.waitForFunction(
+      () => {
+        const r = window.__phasor!.requests.filter((x) => x.method === 'start').at(-1);
+        return !!r && r.ok === true && (r.params as { source: { kind: string } }).source.kind === 'mic';
+      },
+      undefined,
+      { timeout: 15000 },
+    );
+  }
   const mic = await phase(2048, 0.75);
   const wide = await phase(8192, 0.75);
   const dense = await phase(8192, 0.95);
@@ -136,15 +179,16 @@ try {
     .catch(() => '');
 
   const fps = (r: { framesDrawn: number }) => r.framesDrawn / seconds;
+  const src = useMic ? 'mic' : 'gen';
   console.log(`live view, ${new Date().toISOString()}, WebGL renderer: ${renderer}`);
   console.log(`window ${values.width}×${values.height} CSS px at devicePixelRatio ${values.dpr}`);
   console.log(
     `phase                         width  rows/s  p50 ms  p99 ms  max ms   fps   raf  >25 ms  frame ms p50/p99`,
   );
   for (const [name, r] of [
-    ['mic 48 kHz, FFT 2048, 75 %', mic],
-    ['mic 48 kHz, FFT 8192, 75 %', wide],
-    ['mic 48 kHz, FFT 8192, 95 %', dense],
+    [`${src} 48 kHz, FFT 2048, 75 %`, mic],
+    [`${src} 48 kHz, FFT 8192, 75 %`, wide],
+    [`${src} 48 kHz, FFT 8192, 95 %`, dense],
   ] as const) {
     console.log(
       `${name.padEnd(28)}  ${String(r.info?.width).padStart(5)}  ${(r.rowsDrawn / seconds).toFixed(1).padStart(6)}  ` +
@@ -154,8 +198,11 @@ try {
     );
   }
   if (status) console.log(`status bar: ${status.replace(/\s+/g, ' ')}`);
+} catch (e) {
+  await failed?.();
+  throw e;
 } finally {
   await browser.close();
   await server.stop();
-  await pulse.stop();
+  await pulse?.stop();
 }

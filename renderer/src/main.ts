@@ -1,6 +1,8 @@
 // Renderer entry: picks the transport (the desktop bridge, or a WebSocket to `phasor serve`), attaches
 // it to the stores, publishes the measurement hooks and mounts the app.
 
+// First: it repairs navigator.language before libraries read it when they load.
+import './lib/locale-guard.js';
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
 import App from './App.vue';
