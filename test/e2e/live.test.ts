@@ -206,4 +206,20 @@ describe('live view in web mode', () => {
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('labels a tone between bins with the engine’s peak: its frequency and level, no scalloping', async () => {
+    // 1 kHz at FFT 4096 (set above) is bin 85.33: the display's columns would read ~0.5 dB low and
+    // a column's width off; the engine's peaks read the tone itself (amplitude 0.5 → −6.02 dBFS).
+    const form = page.locator('[data-kind="generator"]');
+    await form.locator('[data-field="frequency"] input').fill('1000');
+    await form.locator('[data-field="frequency"] input').press('Enter');
+    await until(`(window.__phasor.markerLabels[0] ?? '').startsWith('1.000 kHz')`, 10_000);
+    await shot('e2e-live-peaks.png');
+    const peaks = (await hooks((h) => h.peaks))!;
+    expect(peaks.fft).toBe(4096);
+    expect(Math.abs(peaks.peaks[0].frequency - 1000)).toBeLessThan(peaks.binWidth / 50);
+    expect(Math.abs(peaks.peaks[0].level - 20 * Math.log10(0.5))).toBeLessThan(0.1);
+    expect(await hooks((h) => h.markerLabels[0])).toBe('1.000 kHz  −6.02 dB');
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -168,6 +168,7 @@ describe('electron-vite build', () => {
       for (const fn of fake.appEvents.get('will-quit') ?? []) fn({ preventDefault: () => (prevented = true) });
       await wait(() => fake.quits > 0);
       res.quit = { prevented, quits: fake.quits };
+      res.switches = fake.switches;
       process.stdout.write(JSON.stringify(res));
       process.exit(0);
     `;
@@ -236,5 +237,7 @@ describe('electron-vite build', () => {
     expect(res.navigationBlocked).toBe(true);
     expect(res.stateSaved).toBe(true);
     expect(res.quit).toEqual({ prevented: true, quits: 1 });
+    // Software WebGL is allowed where no GPU is usable, so the waterfall shows everywhere.
+    expect(res.switches).toEqual(['enable-unsafe-swiftshader']);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { colormapTable } from '../../electron/engine/output/colormaps.js';
 import { colormapNames, colormapRgba, isColormap, nextColormap } from '../../renderer/src/lib/colormap.js';
-import { PeakFinder, parabolicOffset } from '../../renderer/src/lib/peaks.js';
+import { peakLabel } from '../../renderer/src/lib/peaks.js';
 import { RateMeter, ValueRing } from '../../renderer/src/lib/meters.js';
 import { FrameLoop } from '../../renderer/src/lib/frame-loop.js';
 import { shortcutFor } from '../../renderer/src/lib/shortcuts.js';
@@ -46,62 +46,16 @@ describe('colormap lookup texture data', () => {
   });
 });
 
-describe('peak markers', () => {
-  /** A noise floor near −90 dB with parabolic lobes (in dB) whose vertices are known exactly. */
-  function spectrum(width: number, lobes: Array<{ c: number; level: number }>): Float32Array {
-    let s = 12345;
-    const v = new Float32Array(width);
-    for (let i = 0; i < width; i++) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      v[i] = -90 + 4 * (s / 4294967296 - 0.5);
-    }
-    for (const { c, level } of lobes) {
-      for (let i = Math.ceil(c - 3); i <= Math.floor(c + 3); i++) {
-        v[i] = Math.max(v[i], level - 6 * (i - c) * (i - c));
-      }
-    }
-    return v;
-  }
-
-  it('finds the tones strongest first, at their fractional columns', () => {
-    const lobes = [
-      { c: 100.3, level: -20 },
-      { c: 400.75, level: -6 },
-      { c: 800.5, level: -40 },
-    ];
-    const v = spectrum(1024, lobes);
-    const f = new PeakFinder({ maxPeaks: 6, radius: 4, prominence: 10 });
-    const n = f.find(v, 1024);
-    expect(n).toBe(3);
-    const expected = [lobes[1], lobes[0], lobes[2]];
-    for (let i = 0; i < 3; i++) {
-      // A parabola through three samples of a parabola gives its vertex (float32 levels: ~1e-4 column).
-      expect(f.peaks[i].column).toBeCloseTo(expected[i].c, 3);
-    }
-  });
-
-  it('leaves peaks on their column when columns are maxima of several bins', () => {
-    const v = spectrum(1024, [{ c: 400.75, level: -6 }]);
-    const f = new PeakFinder({ maxPeaks: 6, radius: 4, prominence: 10 });
-    f.refine = false;
-    expect(f.find(v, 1024)).toBe(1);
-    expect(f.peaks[0].column).toBe(401);
-  });
-
-  it('keeps one marker per lobe and none on the noise', () => {
-    const v = spectrum(512, [
-      { c: 200, level: -10 },
-      { c: 203, level: -12 },
-    ]);
-    const f = new PeakFinder({ maxPeaks: 6, radius: 4, prominence: 10 });
-    expect(f.find(v, 512)).toBe(1);
-    expect(f.find(spectrum(512, []), 512)).toBe(0);
-  });
-
-  it('offsets by the vertex of the parabola through three points', () => {
-    // y = −(x − 0.3)²: at −1, 0, 1 → −1.69, −0.09, −0.49
-    expect(parabolicOffset([-1.69, -0.09, -0.49], 1, 3)).toBeCloseTo(0.3, 12);
-    expect(parabolicOffset([1, 2, 3], 0, 3)).toBe(0);
+describe('peak marker labels', () => {
+  it('writes the frequency to a tenth of a bin and the level to 0.01 dB', () => {
+    // FFT 2048 at 48 kHz: 23.4 Hz bins → 2.3 Hz → three decimals in kHz.
+    expect(peakLabel(1000.00003, -6.020599, 48000 / 2048, 24000)).toBe('1.000 kHz  −6.02 dB');
+    expect(peakLabel(1007.8125, -6.6, 48000 / 2048, 24000)).toBe('1.008 kHz  −6.60 dB');
+    // FFT 65536: 0.73 Hz bins → 0.07 Hz → five decimals in kHz.
+    expect(peakLabel(3000.0012, -20.004, 48000 / 65536, 24000)).toBe('3.00000 kHz  −20.00 dB');
+    // I/Q around 433.92 MHz, 46.9 Hz bins: Hz digits in MHz.
+    expect(peakLabel(433.9251234e6, -0.004, 2.4e6 / 51200, 435e6)).toBe('433.925123 MHz  0.00 dB');
+    expect(peakLabel(250, 3.01, 48000 / 256, 24000)).toBe('0.25 kHz  3.01 dB');
   });
 });
 

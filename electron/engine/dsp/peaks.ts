@@ -141,11 +141,15 @@ export function findPeaks(spectrum: WelchResult, options: FindPeaksOptions): Pea
     values[k] = v;
     estimates[k] = v / table.gainAt(Math.max(pAt(k - 1), pAt(k + 1)) / v);
   }
-  candidates.sort((a, b) => estimates[b] - estimates[a]);
+  // Those that cannot reach the floor would end the loop below at once: leave them out before sorting
+  // (in noise, most of the local maxima).
+  const strong =
+    minPower > 0 ? candidates.filter((k) => estimates[k] * ESTIMATE_SLACK >= minPower) : candidates;
+  strong.sort((a, b) => estimates[b] - estimates[a]);
 
   const accepted: Accepted[] = [];
   let kth = 0; // the count-th best fitted level so far (0 until there are count peaks)
-  for (const c of candidates) {
+  for (const c of strong) {
     const r = values[c];
     // Later candidates have lower estimates; the slack covers the estimate's error.
     const bound = estimates[c] * ESTIMATE_SLACK;

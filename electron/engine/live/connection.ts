@@ -9,7 +9,7 @@
 // receive() never throws: a malformed message gets an error reply (code 'bad-request'; id −1 when the
 // message has no usable id); a request that fails gets the PhasorError's code and message.
 //
-// The live session's requests (hello … resetPeak) are answered one at a time, in order. The offline ones
+// The live session's requests (hello … setPeaks) are answered one at a time, in order. The offline ones
 // (files, spectrogram of a file, filters, correlation, benchmarks: electron/engine/offline) run as jobs
 // beside that queue, and `cancel` is answered at once, so a long job never holds up the live view.
 
@@ -202,6 +202,9 @@ class Connection implements EngineConnection {
         return {};
       case 'resetPeak':
         this.#session?.resetPeak();
+        return {};
+      case 'setPeaks':
+        this.#session?.setPeaks(params as z.infer<(typeof requestSchemas)['setPeaks']>);
         return {};
       default:
         throw new PhasorError('invalid-argument', `${method} is not a live-session request`);

@@ -17,6 +17,14 @@ export {
   type SessionSink,
   type SessionStats,
 } from './session.js';
+export {
+  LivePeaks,
+  DEFAULT_PEAK_COUNT,
+  PEAK_INTERVAL_SECONDS,
+  PEAK_SPAN_SECONDS,
+  type LivePeaksOptions,
+  type LivePeakSettings,
+} from './peaks.js';
 export { pacedSource, liveBlockFrames, type PaceOptions } from './pace.js';
 export { wallClock, sleep, type LiveBlock, type LiveSource } from './live-source.js';
 export { runMonitor, type MonitorOptions, type MonitorResult } from './monitor.js';

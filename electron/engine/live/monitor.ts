@@ -141,6 +141,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
       backend,
       source,
       analysis,
+      peaks: false, // the Welch average below finds them, over the whole duration
       sink: {
         rows: (m) => session.ack(m.seq), // no display: consumed at once
         event: (e) => {

@@ -7,7 +7,11 @@
 //   s.start();                 // emits source 'running', rows, status about once a second
 //   s.ack(seq);                // the display consumed rows message `seq` (and every one before it)
 //   s.configure({ fft: 4096 }) // a new processor from the next block on
+//   s.setPeaks({ enabled: false }) // no peaks events (and no work for them) until enabled again
 //   await s.stop();            // closes the source
+//
+// Peaks events (about 5 a second of stream) come from full-resolution spectra of the samples themselves
+// (peaks.ts), not from the rows, so they read as `phasor monitor --peaks` does whatever the display width.
 
 import type { Backend, SpectrogramProcessor, SpectrogramRows } from '../backends/backend.js';
 import { getWindow } from '../dsp/index.js';
@@ -17,6 +21,7 @@ import type { RowsMessage } from '../protocol/rows-codec.js';
 import type { StreamFormat } from '../types.js';
 import { liveBlockFrames } from './pace.js';
 import type { LiveBlock, LiveSource } from './live-source.js';
+import { checkPeakSettings, LivePeaks, type LivePeakSettings } from './peaks.js';
 
 export interface SessionSink {
   /** A rows message to send (its arrays are reused afterwards: encode or copy them before returning). */
@@ -36,6 +41,9 @@ export interface LiveSessionOptions {
   statusIntervalMs?: number;
   /** Sees every block's analysed channel (e.g. the headless monitor's Welch average). */
   onBlock?: (samples: Float32Array, block: LiveBlock) => void;
+  /** Peaks events: on by default (count 5, floor −200 dBFS and 15 dB above the median); false: never
+   * (nothing allocated for them). */
+  peaks?: Partial<LivePeakSettings> | false;
 }
 
 export interface SessionStats {
@@ -98,6 +106,8 @@ interface Stage {
   /** Stream frame at which this processor got its first sample. */
   startFrame: number;
   peak: Float32Array;
+  /** Peak finding on full-resolution spectra (null when the session sends no peaks). */
+  peaks: LivePeaks | null;
 }
 
 export class LiveSession {
@@ -125,16 +135,53 @@ export class LiveSession {
   };
   // Since the last status event.
   #tick = { at: 0, blocks: 0, rows: 0, compute: [] as number[] };
+  /** Peaks settings; null: the session never sends peaks. */
+  readonly #peakSettings: LivePeakSettings | null;
+  #peaksOn: boolean;
 
   constructor(options: LiveSessionOptions) {
     this.id = options.id;
     this.#o = options;
     this.#format = options.source.info;
+    if (options.peaks === false) {
+      this.#peakSettings = null;
+    } else {
+      const given = options.peaks ?? {};
+      checkPeakSettings(given);
+      this.#peakSettings = { count: 5, minLevelDb: -200, aboveNoiseDb: 15, ...given };
+    }
+    this.#peaksOn = this.#peakSettings !== null;
     this.#stage = this.#makeStage(options.analysis, 0);
+  }
+
+  /** Peak finding for a plan: the current one when only the display width changes (it keeps its samples). */
+  #makePeaks(plan: AnalysisPlan, analysis: Analysis): LivePeaks | null {
+    const settings = this.#peakSettings;
+    if (settings === null || !this.#peaksOn) return null;
+    const current = (this.#next ?? this.#stage) as Stage | undefined;
+    const old = current?.peaks;
+    if (
+      old &&
+      old.fft === plan.fft &&
+      current.plan.hop === plan.hop &&
+      current.analysis.window === analysis.window
+    )
+      return old;
+    const f = this.#format;
+    return new LivePeaks({
+      fft: plan.fft,
+      hop: plan.hop,
+      window: analysis.window,
+      complex: plan.complex,
+      sampleRate: f.sampleRate,
+      ...(f.centerFrequency !== undefined ? { centerFrequency: f.centerFrequency } : {}),
+      ...settings,
+    });
   }
 
   #makeStage(analysis: Analysis, startFrame: number): Stage {
     const plan = planAnalysis(analysis, this.#format);
+    const peaks = this.#makePeaks(plan, analysis);
     const proc = this.#o.backend.createSpectrogram({
       fft: plan.fft,
       hop: plan.hop,
@@ -143,7 +190,7 @@ export class LiveSession {
       columns: plan.width,
       averaging: analysis.averaging,
     });
-    return { plan, analysis, proc, startFrame, peak: new Float32Array(plan.width).fill(-Infinity) };
+    return { plan, analysis, proc, startFrame, peak: new Float32Array(plan.width).fill(-Infinity), peaks };
   }
 
   get analysis(): Analysis {
@@ -202,6 +249,24 @@ export class LiveSession {
     return this.info();
   }
 
+  /** Turns the peaks events on or off and changes their count or floor (from the next update). */
+  setPeaks(change: { enabled: boolean; count?: number; minLevelDb?: number }): void {
+    const settings = this.#peakSettings;
+    if (settings === null) return;
+    const update: Partial<LivePeakSettings> = {};
+    if (change.count !== undefined) update.count = change.count;
+    if (change.minLevelDb !== undefined) update.minLevelDb = change.minLevelDb;
+    checkPeakSettings(update);
+    Object.assign(settings, update);
+    this.#peaksOn = change.enabled;
+    for (const stage of [this.#stage, this.#next]) {
+      if (!stage) continue;
+      if (!change.enabled) stage.peaks = null;
+      else if (stage.peaks) Object.assign(stage.peaks.settings, update);
+      else stage.peaks = this.#makePeaks(stage.plan, stage.analysis);
+    }
+  }
+
   resetPeak(): void {
     this.#stage.peak.fill(-Infinity);
     this.#next?.peak.fill(-Infinity);
@@ -250,6 +315,8 @@ export class LiveSession {
         const stage = this.#stage;
         const samples = this.#channel(block);
         this.#o.onBlock?.(samples, block);
+        // Before the backend sees them: a backend may hand the samples on.
+        stage.peaks?.push(samples, block.frames);
         const t0 = performance.now();
         const r = await stage.proc.push(samples);
         this.#tick.compute.push(performance.now() - t0);
@@ -259,6 +326,8 @@ export class LiveSession {
         this.#stats.frames = this.#frames;
         if (this.#stopped) break;
         if (r.count > 0 && stage === this.#stage) this.#rows(stage, r, block.captureTime);
+        // After the rows are on their way, so the display never waits for the peaks.
+        if (stage.peaks?.due() && stage === this.#stage) this.#peaks(stage, stage.peaks);
         // A source that is behind real time, with a backend computing on this thread, would otherwise
         // keep the loop in microtasks: let timers and I/O (acks, stop, the transport) run now and then.
         if (performance.now() - yielded > 10) {
@@ -336,6 +405,25 @@ export class LiveSession {
     if (r.average) message.average = r.average;
     this.#stats.messages++;
     this.#o.sink.rows(message);
+  }
+
+  #peaks(stage: Stage, finder: LivePeaks): void {
+    const found = finder.compute();
+    const peaks = new Array<{ frequency: number; level: number }>(found.length);
+    for (let i = 0; i < found.length; i++)
+      peaks[i] = { frequency: found[i].frequency, level: found[i].level };
+    this.#event({
+      type: 'event',
+      event: 'peaks',
+      data: {
+        session: this.id,
+        streamTime: this.#frames / this.#format.sampleRate,
+        fft: stage.plan.fft,
+        binWidth: finder.binWidth,
+        peaks,
+        computeMs: finder.lastMs,
+      },
+    });
   }
 
   #status(): void {

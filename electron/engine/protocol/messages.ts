@@ -268,6 +268,14 @@ export const requestSchemas = {
   configure: z.object({ analysis: analysisSchema.partial() }),
   stop: z.object({}),
   resetPeak: z.object({}),
+  /** Peak markers of the live session (peaks events): on or off (off while the display is paused or the
+   * markers are hidden, so the engine does no work for them), how many, and the least level. */
+  setPeaks: z.object({
+    enabled: z.boolean(),
+    count: z.number().int().min(1).max(16).optional(),
+    /** dBFS; peaks below are left out (besides those less than 15 dB above the spectrum's median). */
+    minLevelDb: z.number().min(-300).max(0).optional(),
+  }),
 
   openFile: z.object({
     path: z.string().min(1).max(4096),
@@ -367,6 +375,7 @@ export interface MethodResults {
   configure: LiveInfo;
   stop: Record<string, never>;
   resetPeak: Record<string, never>;
+  setPeaks: Record<string, never>;
   openFile: FileInfo;
   closeFile: Record<string, never>;
   listDirectory: DirectoryListing;
@@ -443,10 +452,45 @@ export interface ProgressEvent {
   row?: BenchRowInfo;
 }
 
+/**
+ * The strongest peaks of the live spectrum, about 5 times a second: found by the engine on full-resolution
+ * spectra (the display's FFT size and window, averaged over the last ≥ 250 ms or ≥ 3 frames), with the
+ * frequency and level fitted to the window's response, so an isolated tone reads its own frequency to a
+ * small fraction of a bin and its level in dBFS without scalloping loss. Whatever the display's width.
+ */
+export const peaksEventSchema = z.strictObject({
+  session: z.number().int().min(0),
+  /** Stream time (s since the session started) of the newest sample analysed. */
+  streamTime: z.number().min(0).max(1e12),
+  /** FFT size of the spectra (the session's analysis). */
+  fft: z
+    .number()
+    .int()
+    .min(1)
+    .max(1 << 24),
+  /** sampleRate / fft (Hz): the labels' resolution. */
+  binWidth: z.number().positive().max(1e12),
+  /** Strongest first (at most 16); empty when nothing stands out of the noise. */
+  peaks: z
+    .array(
+      z.strictObject({
+        /** Hz, absolute (centre + offset) for I/Q with a known centre frequency. */
+        frequency: z.number().min(-1e12).max(1e12),
+        /** dBFS (a full-scale real sine, or a unit complex exponential, reads 0). */
+        level: z.number().min(-400).max(400),
+      }),
+    )
+    .max(16),
+  /** Engine time (ms) the update took, on the CPU. */
+  computeMs: z.number().min(0).max(1e9),
+});
+export type PeaksEvent = z.infer<typeof peaksEventSchema>;
+
 export interface EventMap {
   status: StatusEvent;
   source: SourceEvent;
   progress: ProgressEvent;
+  peaks: PeaksEvent;
 }
 
 export type EventMessage = {

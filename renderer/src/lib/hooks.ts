@@ -2,7 +2,7 @@
 // the sample-to-pixel latency of recent rows messages (ms from the capture of the last sample to the draw
 // call that put the rows on screen), kept in a preallocated ring.
 
-import type { LiveInfo } from '../../../electron/engine/protocol/messages.js';
+import type { LiveInfo, PeaksEvent } from '../../../electron/engine/protocol/messages.js';
 import { ValueRing } from './meters.js';
 
 export interface RequestLogEntry {
@@ -39,6 +39,12 @@ export interface PhasorHooks {
   latencyStats(): LatencyStats;
   /** The live session's info (null before start). */
   info: LiveInfo | null;
+  /** The engine's latest peaks the live view shows (null: none). */
+  peaks: PeaksEvent | null;
+  /** Peaks events refused by the protocol's schema. */
+  badPeaks: number;
+  /** The peak markers' labels as last drawn (strongest first). */
+  markerLabels: string[];
   /** Last 100 requests with their outcome. */
   requests: RequestLogEntry[];
   /** File spectrogram images coloured, and file spectrogram canvases drawn (offline views). */
@@ -73,6 +79,9 @@ function makeHooks(): PhasorHooks {
       };
     },
     info: null,
+    peaks: null,
+    badPeaks: 0,
+    markerLabels: [],
     requests: [],
     fileImagesPainted: 0,
     fileFramesDrawn: 0,

@@ -1,21 +1,26 @@
 // The live session: starting/stopping the source, analysis changes, the session's LiveInfo, the source's
-// state (running, ended, error), pause, and the rows themselves.
+// state (running, ended, error), pause, the rows themselves, and the peaks the engine finds.
 //
 // Rows stay out of Vue's reactivity: each message goes straight to the waterfall's sink (which copies its
 // rows into the history ring; the next animation frame uploads them) and to the traces, and is then
 // acknowledged. Nothing is queued here: when this thread cannot keep up, messages wait in the transport,
 // acks come late, and the engine drops rows (and counts them) instead. While paused, rows are
 // acknowledged and dropped.
+//
+// Peaks (the markers) come from the engine's peaks events, found on full-resolution spectra rather than on
+// the reduced rows; the engine is asked for them only while they are shown (markers on, not paused).
 
 import { defineStore } from 'pinia';
 import { computed, markRaw, ref, shallowRef, watch } from 'vue';
-import type {
-  Analysis,
-  AudioDevice,
-  LiveInfo,
-  SourceEvent,
-  SourceKind,
-  SourceParams,
+import {
+  peaksEventSchema,
+  type Analysis,
+  type AudioDevice,
+  type LiveInfo,
+  type PeaksEvent,
+  type SourceEvent,
+  type SourceKind,
+  type SourceParams,
 } from '../../../electron/engine/protocol/messages.js';
 import type { RowsMessage } from '../../../electron/engine/protocol/rows-codec.js';
 import { hooks } from '../lib/hooks.js';
@@ -52,6 +57,12 @@ export const useLiveStore = defineStore('live', () => {
   const columns = ref(0);
   /** Devices per source kind, from listDevices. */
   const devices = shallowRef<Record<string, AudioDevice[]>>({});
+  /** The engine's latest peaks for this session and FFT size (null: none yet, or markers off). */
+  const peaks = shallowRef<PeaksEvent | null>(null);
+  /** Peaks events refused by the schema (a protocol mismatch; never expected). */
+  let badPeaks = 0;
+  /** Whether the engine's session sends peaks now (each session starts with them on). */
+  let enginePeaks = true;
 
   const running = computed(() => sourceState.value === 'running' || sourceState.value === 'starting');
 
@@ -114,9 +125,18 @@ export const useLiveStore = defineStore('live', () => {
     return e instanceof Error ? e.message : String(e);
   }
 
+  function setPeaks(next: PeaksEvent | null): void {
+    peaks.value = next;
+    hooks.peaks = next;
+  }
+
   function setInfo(next: LiveInfo | null): void {
+    const before = info.value;
     info.value = next;
     hooks.info = next;
+    // Peaks of another session or FFT size no longer describe what is shown.
+    if (!next || !before || next.session !== before.session || next.fft !== before.fft) setPeaks(null);
+    if (next && next.session !== before?.session) enginePeaks = true; // a new session sends them
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -259,6 +279,42 @@ export const useLiveStore = defineStore('live', () => {
     };
   }
 
+  /** Handles one peaks event (validated: it is drawn as text). */
+  function receivePeaks(data: unknown): void {
+    const parsed = peaksEventSchema.safeParse(data);
+    if (!parsed.success) {
+      badPeaks++;
+      hooks.badPeaks = badPeaks;
+      return;
+    }
+    const e = parsed.data;
+    const current = info.value;
+    // Frozen with the display while paused; stale ones (another session, the FFT size before) dropped.
+    if (!current || e.session !== current.session || e.fft !== current.fft || paused.value) return;
+    if (!settings.s.showMarkers) return;
+    setPeaks(e);
+  }
+
+  const peaksWanted = computed(() => settings.s.showMarkers && !paused.value);
+  async function syncPeaks(): Promise<void> {
+    const want = peaksWanted.value;
+    if (!info.value || !running.value || want === enginePeaks) return;
+    enginePeaks = want;
+    try {
+      await connection.request('setPeaks', { enabled: want });
+    } catch (e) {
+      enginePeaks = !want;
+      lastError.value = message(e);
+    }
+  }
+  watch([peaksWanted, info, running], () => void syncPeaks());
+  watch(
+    () => settings.s.showMarkers,
+    (on) => {
+      if (!on) setPeaks(null);
+    },
+  );
+
   function receiveSourceEvent(e: SourceEvent): void {
     if (info.value && e.session !== info.value.session) return;
     if (e.state === 'running') {
@@ -283,6 +339,7 @@ export const useLiveStore = defineStore('live', () => {
     }
     unsubscribe.push(c.onRows(receiveRows));
     unsubscribe.push(c.on('source', receiveSourceEvent));
+    unsubscribe.push(c.on('peaks', receivePeaks));
   }
 
   /** Whether to start on (re)connection: always at first, and again if it was running when the link fell. */
@@ -330,6 +387,7 @@ export const useLiveStore = defineStore('live', () => {
     devices,
     running,
     traces,
+    peaks,
     selectedKind,
     sourceParams,
     analysis,
@@ -342,6 +400,7 @@ export const useLiveStore = defineStore('live', () => {
     setPaused,
     receiveRows,
     receiveSourceEvent,
+    receivePeaks,
     setSink,
     bind,
     setActive,

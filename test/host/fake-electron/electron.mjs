@@ -10,6 +10,8 @@ const fake = (globalThis.__fakeElectron = {
   permissionCheck: null,
   quits: 0,
   opened: [],
+  // Chromium switches the main process adds before the app is ready.
+  switches: [],
   // File dialogs: what they were asked, and what they answer.
   dialogs: [],
   dialogAnswer: { canceled: false, filePaths: ['/data/rec.wav'], filePath: '/data/out.wav' },
@@ -116,6 +118,11 @@ export const app = {
   isPackaged: false,
   getPath: () => fake.userData,
   requestSingleInstanceLock: () => true,
+  commandLine: {
+    appendSwitch(name, value) {
+      fake.switches.push(value === undefined ? name : `${name}=${value}`);
+    },
+  },
   whenReady: () => Promise.resolve(),
   on(name, fn) {
     (fake.appEvents.get(name) ?? fake.appEvents.set(name, []).get(name)).push(fn);
