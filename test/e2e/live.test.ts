@@ -222,4 +222,42 @@ describe('live view in web mode', () => {
     expect(await hooks((h) => h.markerLabels[0])).toBe('1.000 kHz  −6.02 dB');
     expect(pageErrors).toEqual([]);
   });
+
+  it('draws the waterfall on a 2D canvas where there is no WebGL2', async () => {
+    // The address asks for the fallback the app takes when WebGL2 is missing; a second page, its own
+    // session on the same engine.
+    const other = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    const errors: string[] = [];
+    other.on('pageerror', (e) => errors.push(e.message));
+    try {
+      const url = new URL(server.url);
+      url.searchParams.set('waterfall', '2d');
+      await other.goto(url.href);
+      const poll = async (expression: string) => {
+        const end = Date.now() + 20_000;
+        while (!(await other.evaluate(expression))) {
+          if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await poll('window.__phasor && window.__phasor.info !== null && window.__phasor.peaks !== null');
+      expect(await other.evaluate('window.__phasor.waterfallRenderer')).toBe('2d');
+      await other.locator('[data-test="waterfall-fallback"]').waitFor();
+      const start = (await other.evaluate('window.__phasor.rowsDrawn')) as number;
+      await poll(`window.__phasor.rowsDrawn >= ${start + 60}`);
+      const info = (await other.evaluate('window.__phasor.info')) as { frequencyRange: [number, number] };
+      const tone = (await other.evaluate('window.__phasor.peaks.peaks[0].frequency')) as number;
+      const img = decodePng(await other.locator('[data-test="waterfall"]').screenshot());
+      const lum = columnLuminance(img, 0, 40);
+      let brightest = 0;
+      for (let x = 1; x < img.width; x++) if (lum[x] > lum[brightest]) brightest = x;
+      const [f0, f1] = info.frequencyRange;
+      expect(Math.abs(brightest - ((tone - f0) / (f1 - f0)) * img.width)).toBeLessThanOrEqual(4);
+      expect(lum[brightest]).toBeGreaterThan(median(lum) + 60);
+      if (SHOTS) await other.screenshot({ path: join(SHOTS, 'e2e-live-2d.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
 });

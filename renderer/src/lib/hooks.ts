@@ -28,6 +28,8 @@ export interface PhasorHooks {
   rowsDrawn: number;
   /** Rows messages consumed without drawing (paused, stale session, other width). */
   rowsDiscarded: number;
+  /** What draws the waterfall: WebGL2, or the 2D canvas where there is none. */
+  waterfallRenderer: 'webgl2' | '2d' | null;
   /** Frames in which the waterfall or the trace was redrawn. */
   framesDrawn: number;
   /** Redrawn frames per second over the last second. */
@@ -65,6 +67,7 @@ function makeHooks(): PhasorHooks {
     rowsReceived: 0,
     rowsDrawn: 0,
     rowsDiscarded: 0,
+    waterfallRenderer: null,
     framesDrawn: 0,
     fps: 0,
     latency,
