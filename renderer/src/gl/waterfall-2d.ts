@@ -8,10 +8,19 @@
 import { QUAD_FLOATS, compositeQuads } from '../lib/display-ring.js';
 import type { FrequencyAxis } from '../lib/axis.js';
 import { mapPixelsToColumns } from '../lib/columns.js';
-import type { ColorUniforms, TimeUniforms } from './waterfall-gl.js';
+import { BACKGROUND_RGB, type ColorUniforms, type TimeUniforms } from './waterfall-gl.js';
 
-const BACKGROUND = '#0b0e13';
-const BACKGROUND_RGB = [11, 14, 19] as const;
+const BACKGROUND = `rgb(${BACKGROUND_RGB.join(' ')})`;
+
+/** Fills `n` RGBA pixels of `out` from `o` with the background. */
+function fillBackground(out: Uint8ClampedArray, o: number, n: number): void {
+  for (let e = o + 4 * n; o < e; o += 4) {
+    out[o] = BACKGROUND_RGB[0];
+    out[o + 1] = BACKGROUND_RGB[1];
+    out[o + 2] = BACKGROUND_RGB[2];
+    out[o + 3] = 255;
+  }
+}
 
 /**
  * Colours one row: pixel i shows the max of `levels[off + start[i] … off + end[i]]` through the 256-entry
@@ -34,10 +43,7 @@ export function colorRow(
   for (let i = 0, o = outOff; i < pixels; i++, o += 4) {
     const c0 = start[i];
     if (c0 < 0) {
-      out[o] = BACKGROUND_RGB[0];
-      out[o + 1] = BACKGROUND_RGB[1];
-      out[o + 2] = BACKGROUND_RGB[2];
-      out[o + 3] = 255;
+      fillBackground(out, o, 1);
       continue;
     }
     let m = levels[off + c0];
@@ -195,12 +201,7 @@ export class Waterfall2D {
       const age = Math.floor(t.offset + ((y + 0.5) * t.rows) / height);
       const o = 4 * width * y;
       if (!levels || age < 0 || age >= t.valid) {
-        for (let i = 0; i < width; i++) {
-          data[o + 4 * i] = BACKGROUND_RGB[0];
-          data[o + 4 * i + 1] = BACKGROUND_RGB[1];
-          data[o + 4 * i + 2] = BACKGROUND_RGB[2];
-          data[o + 4 * i + 3] = 255;
-        }
+        fillBackground(data, o, width);
         continue;
       }
       const row = (((t.newest - age) % t.ringRows) + t.ringRows) % t.ringRows;

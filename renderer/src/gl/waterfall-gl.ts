@@ -42,7 +42,8 @@ export interface TimeUniforms {
 }
 
 /** Background where no row is held (matches the app's plot background, #0b0e13). */
-const BACKGROUND = [11 / 255, 14 / 255, 19 / 255] as const;
+export const BACKGROUND_RGB = [11, 14, 19] as const;
+const BACKGROUND = [BACKGROUND_RGB[0] / 255, BACKGROUND_RGB[1] / 255, BACKGROUND_RGB[2] / 255] as const;
 
 const COLOR_NAMES = ['uLevels', 'uLut', 'uView', 'uAxis', 'uExtent', 'uWidth', 'uDb', 'uBackground'] as const;
 const RING_NAMES = [...COLOR_NAMES, 'uPixels', 'uCapacity', 'uRun'] as const;
