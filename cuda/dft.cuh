@@ -29,10 +29,24 @@ __host__ __device__ constexpr double cos16(int m) {
 }
 __host__ __device__ constexpr double sin16(int m) { return cos16(m - 4); }
 
-/** a · W_R^M = a · e^{-2πi M/R}, for R dividing 16, with the cheap cases spelled out. */
-template <int M, int R>
-__device__ __forceinline__ float2 twc(float2 a) {
-  constexpr int m = (M * (16 / R)) % 16;  // in sixteenths of a turn
+// cos(2π m / 32), for the odd thirty-seconds of a turn that radix 32 adds.
+__host__ __device__ constexpr double cos32(int m) {
+  m = ((m % 32) + 32) % 32;
+  if (m % 2 == 0) return cos16(m / 2);
+  const int q = m < 16 ? m : 32 - m;        // cos is even: fold to 0…16
+  const double sg = q < 8 ? 1.0 : -1.0;     // cos(π − x) = −cos x
+  switch (q < 8 ? q : 16 - q) {
+    case 1: return sg * 0.98078528040323044913;
+    case 3: return sg * 0.83146961230254523708;
+    case 5: return sg * 0.55557023301960222474;
+    default: return sg * 0.19509032201612826785;  // 7
+  }
+}
+__host__ __device__ constexpr double sin32(int m) { return cos32(m - 8); }
+
+/** a · e^{-2πi m/16}, with the cheap cases spelled out. */
+template <int m>
+__device__ __forceinline__ float2 twc16(float2 a) {
   constexpr float s = 0.70710678118654752440f;
   if constexpr (m == 0) return a;
   else if constexpr (m == 4) return mulmi(a);
@@ -45,6 +59,19 @@ __device__ __forceinline__ float2 twc(float2 a) {
   else {
     constexpr float c = (float)cos16(m), sn = (float)sin16(m);
     // a · (c − i sn)
+    return make_float2(a.x * c + a.y * sn, a.y * c - a.x * sn);
+  }
+}
+
+/** a · W_R^M = a · e^{-2πi M/R}, for R dividing 32. */
+template <int M, int R>
+__device__ __forceinline__ float2 twc(float2 a) {
+  static_assert(32 % R == 0, "twc: R must divide 32");
+  constexpr int m32 = (M * (32 / R)) % 32;  // in thirty-seconds of a turn
+  if constexpr (m32 % 2 == 0) {
+    return twc16<m32 / 2>(a);
+  } else {
+    constexpr float c = (float)cos32(m32), sn = (float)sin32(m32);
     return make_float2(a.x * c + a.y * sn, a.y * c - a.x * sn);
   }
 }
@@ -142,6 +169,8 @@ template <>
 __device__ __forceinline__ void dft<8>(float2* v) { dftSplit<2, 4>(v); }
 template <>
 __device__ __forceinline__ void dft<16>(float2* v) { dftSplit<4, 4>(v); }
+template <>
+__device__ __forceinline__ void dft<32>(float2* v) { dftSplit<2, 16>(v); }
 
 // Odd primes: pairs s_m = v_m + v_{P−m}, d_m = v_m − v_{P−m}.
 template <int P>

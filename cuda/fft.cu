@@ -46,6 +46,7 @@ static MixedRadix mixedRadix(long long L) {
   if (a == 1) add(2);
   for (int p : {7, 5, 3})
     while (n % p == 0) { add(p); n /= p; }
+  mr.divL = makeFastDiv((unsigned)L);
   int Ns = 1, tw = 0;
   for (int i = 0; i < mr.n; i++) {
     mr.Ns[i] = Ns;
@@ -68,34 +69,52 @@ static long long onePassMax(Gpu& gpu) {
 // ---------------------------------------------------------------------------------------------------
 // Column passes
 
-template <int L, bool TABLE>
-static void launchRegT(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
-  constexpr int T = L / regRadix(L);
+template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
+static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
+  constexpr int T = L / R;
   const size_t smem = (size_t)C * paddedLen(L) * sizeof(float2);
-  auto k = fftColsReg<L, TABLE>;
+  auto k = fftColsReg<L, TABLE, R, TRANS>;
   gpu.allowSmem(k, smem);
   const long long blocks = ceilDiv(p.ncols, C);
-  PH_LAUNCH(PH_K(fftColsReg<L, TABLE>), dim3((unsigned)blocks), dim3(C * T), smem, s, p);
+  PH_LAUNCH(PH_K(fftColsReg<L, TABLE, R, TRANS>), dim3((unsigned)blocks), dim3(C * T), smem, s, p);
   PH_CHECK_LAUNCH("FFT kernel launch");
+}
+
+/** Whether a contiguous pass of size L runs the kernel compiled for transposed passes (it then just
+ *  skips the transposes). Measured on an H200: at L = 2048 that kernel's code runs at 0.95× cuFFT, the
+ *  contiguous kernel's at 0.85× (same registers, no spills: the compiler schedules them differently);
+ *  at the other sizes the contiguous kernel is as fast or faster (docs/cuda/NOTES.md). */
+static bool contigUsesTransKernel(long long L) {
+  if (fftTuning().contigKernel == 1) return false;
+  if (fftTuning().contigKernel == 2) return true;
+  return L == 2048;
+}
+
+template <int L, bool TABLE>
+static void launchRegT(Gpu& gpu, ColParams& p, cudaStream_t s, int C, bool trans) {
+  // the transposed-pass kernels exist with computed twiddles only (the table variant is measured one-pass)
+  if (trans || (!TABLE && contigUsesTransKernel(L))) launchRegK<L, false, regRadix(L), true>(gpu, p, s, C);
+  else launchRegK<L, TABLE>(gpu, p, s, C);
 }
 
 template <bool TABLE>
 static void launchReg(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
+  const bool t = p.transIn || p.transOut;
   switch (log2i(L)) {
-    case 1: return launchRegT<2, TABLE>(gpu, p, s, C);
-    case 2: return launchRegT<4, TABLE>(gpu, p, s, C);
-    case 3: return launchRegT<8, TABLE>(gpu, p, s, C);
-    case 4: return launchRegT<16, TABLE>(gpu, p, s, C);
-    case 5: return launchRegT<32, TABLE>(gpu, p, s, C);
-    case 6: return launchRegT<64, TABLE>(gpu, p, s, C);
-    case 7: return launchRegT<128, TABLE>(gpu, p, s, C);
-    case 8: return launchRegT<256, TABLE>(gpu, p, s, C);
-    case 9: return launchRegT<512, TABLE>(gpu, p, s, C);
-    case 10: return launchRegT<1024, TABLE>(gpu, p, s, C);
-    case 11: return launchRegT<2048, TABLE>(gpu, p, s, C);
-    case 12: return launchRegT<4096, TABLE>(gpu, p, s, C);
-    case 13: return launchRegT<8192, TABLE>(gpu, p, s, C);
-    case 14: return launchRegT<16384, TABLE>(gpu, p, s, C);
+    case 1: return launchRegT<2, TABLE>(gpu, p, s, C, t);
+    case 2: return launchRegT<4, TABLE>(gpu, p, s, C, t);
+    case 3: return launchRegT<8, TABLE>(gpu, p, s, C, t);
+    case 4: return launchRegT<16, TABLE>(gpu, p, s, C, t);
+    case 5: return launchRegT<32, TABLE>(gpu, p, s, C, t);
+    case 6: return launchRegT<64, TABLE>(gpu, p, s, C, t);
+    case 7: return launchRegT<128, TABLE>(gpu, p, s, C, t);
+    case 8: return launchRegT<256, TABLE>(gpu, p, s, C, t);
+    case 9: return launchRegT<512, TABLE>(gpu, p, s, C, t);
+    case 10: return launchRegT<1024, TABLE>(gpu, p, s, C, t);
+    case 11: return launchRegT<2048, TABLE>(gpu, p, s, C, t);
+    case 12: return launchRegT<4096, TABLE>(gpu, p, s, C, t);
+    case 13: return launchRegT<8192, TABLE>(gpu, p, s, C, t);
+    case 14: return launchRegT<16384, TABLE>(gpu, p, s, C, t);
     default: throw ArgumentError("register FFT size out of range");
   }
 }
@@ -104,9 +123,12 @@ static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two b
 
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
-    long long C = std::max<long long>(1, 8192 / L);
+    // up to 16 columns (rows of 128 bytes) and 512 threads: measured on an H200, 16 beats 8, 32 and 64 at
+    // L = 128 and 256; 8 beats 16 at L = 1024; 4 beats 8 at L = 2048 (docs/cuda/NOTES.md)
+    long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols : 16;
     const long long T = L / regRadix((int)L);
-    C = std::min<long long>({C, kMaxTransCols, 1024 / T});
+    const long long maxThreads = fftTuning().stridedCols > 0 ? 1024 : 512;
+    C = std::min<long long>({C, kMaxTransCols, maxThreads / T});
     while (C > 1 && (size_t)C * paddedLen((int)L) * 8 > gpu.smemOptin()) C /= 2;
     return (int)C;
   }
@@ -125,7 +147,16 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     p.tab = fftTuning().twiddleTable ? gpu.regTable(L) : nullptr;
     p.twPow2 = p.twN > 0 && isPow2(p.twN);
     const long long T = L / regRadix((int)L);
-    if (C <= 0) C = strided ? stridedCols(gpu, L) : (int)std::max<long long>(1, 256 / T);
+    // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)
+    if (L == 8192 && !strided && fftTuning().wide8192 && !fftTuning().twiddleTable) {
+      launchRegK<8192, false, 32>(gpu, p, s, C > 0 ? C : 1);
+      return;
+    }
+    if (C <= 0) {
+      // 256 threads; 128 at L = 64 (measured on an H200, v9: 0.568 against 0.604 ms; 512 and 1024 slower)
+      const long long threads = fftTuning().contigThreads > 0 ? fftTuning().contigThreads : (L == 64 ? 128 : 256);
+      C = strided ? stridedCols(gpu, L) : (int)std::max<long long>(1, std::min<long long>(threads, 1024) / T);
+    }
     while (C & (C - 1)) C &= C - 1;  // a power of two: the kernel splits indices with shifts
     if (fftTuning().twiddleTable && gpu.prop().major == 9 && gpu.prop().minor == 0) launchReg<true>(gpu, L, p, s, C);
     else launchReg<false>(gpu, L, p, s, C);
@@ -235,6 +266,9 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
     std::vector<long long> cur;
     std::function<void(long long, int)> rec = [&](long long rest, int left) {
       if (left == 1) {
+        // 2048 × 2048 (2^22) measured slower than three passes (64 × 256 × 256: 2.02 against 1.89 ms on an
+        // H200, v9): its strided pass moves 4 columns of 2048 per block
+        if (k == 2 && rest >= 2048 && cur[0] >= 2048 && fftTuning().factorMax == 2048) return;
         if (rest > 1 && passable(gpu, rest)) {
           cur.push_back(rest);
           if (best.empty() || score(cur) < score(best)) best = cur;
@@ -322,6 +356,7 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       p.C0 = batch;
       p.si = Strides{n_, 0, 0, 1};
       p.so = p.si;
+      p.flat = fftTuning().flatSmall ? 1 : 0;
       p.conjIn = p.conjOut = inverse;
       p.scale = scale;
       launchColumns(gpu_, n_, p, s);

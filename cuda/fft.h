@@ -22,6 +22,17 @@ struct FftTuning {
   long long factorMax = 2048;
   /** Pass twiddles from table rows (true; sm_90 builds only) or computed by sincospif (false). */
   bool twiddleTable = false;
+  /** 8192 in one pass with 32 elements per thread (radix 32·16·16) rather than 16 (2·16·16·16). */
+  bool wide8192 = true;
+  /** Columns per block of a strided (transposed) pass: 0 chooses (16, at most 512 threads). */
+  int stridedCols = 0;
+  /** A plain batch of L ≤ 32 loads and stores whole block-wide stretches through shared memory. */
+  bool flatSmall = true;
+  /** Kernel of contiguous passes: 0 as measured best per size, 1 the contiguous kernel, 2 the kernel
+   *  compiled for transposed passes. */
+  int contigKernel = 0;
+  /** Threads per block of a contiguous register pass (0: as measured best, 256; 128 at L = 64). */
+  int contigThreads = 0;
 };
 FftTuning& fftTuning();
 

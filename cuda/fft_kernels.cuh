@@ -20,9 +20,10 @@ constexpr int kTwMax = 16384;
 constexpr int kRegMax = 16384;
 
 __host__ __device__ constexpr int regRadix(int L) { return L >= 16 ? 16 : L; }
+/** The first pass's radix when each thread holds R elements: the passes after it are radix 16. */
 __host__ __device__ constexpr int firstRadix(int L, int R) {
   int r = L;
-  while (r > R) r /= R;
+  while (r > R) r /= 16;
   return r;
 }
 /** Shared-memory index with one float2 of padding every 16, against bank conflicts of strided writes. */
@@ -42,7 +43,7 @@ __host__ __device__ constexpr int regRowOffset(int L, int Ns) {
 template <int L, int R, int Ns, bool TABLE>
 __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, const float2* tab) {
   constexpr int T = L / R;
-  constexpr int r = (Ns == 1) ? firstRadix(L, R) : R;
+  constexpr int r = (Ns == 1) ? firstRadix(L, R) : 16;
   constexpr int Q = R / r;
   constexpr bool last = (Ns * r == L);
 #pragma unroll
@@ -54,6 +55,7 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
     for (int m = 0; m < r; m++) u[m] = v[q + m * Q];
     if constexpr (Ns > 1) {
       static_assert(Ns == 1 || r == 16, "twiddled register passes are radix 16");
+      static_assert(!TABLE || R == regRadix(L), "table rows are laid out for regRadix(L) elements per thread");
       if constexpr (TABLE) {
         // plain loads, not __ldg: read-only loads may be hoisted above the barriers, and the rows of every
         // pass would then all sit in registers at once
@@ -64,12 +66,23 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
         // W^m for m = 1…15 with W = W_{16·Ns}^k: five by sincospif (exact arguments: powers of two), the
         // rest as products of two of them (at most two roundings deep: ≈ 2 ulp, well inside the budget)
         if constexpr (L <= 256) {
-          // one twiddled pass: fifteen sincospif cost little here (and the products below spill)
+          // one twiddled pass: W^m = W^{4a} · W^b (m = 4a + b) from six sincospif (m = 1, 2, 3, 4, 8, 12),
+          // one product deep; fifteen sincospif made the twiddled four-step passes issue-bound (ncu, v9),
+          // and the two-deep scheme below spills here
+          float2 w[6];  // W^1, W^2, W^3, W^4, W^8, W^12
 #pragma unroll
-          for (int m = 1; m < 16; m++) {
+          for (int i = 0; i < 6; i++) {
+            const int m = i < 3 ? i + 1 : 4 * (i - 2);
             float sn, cs;
             sincospif(-2.0f * (float)(k * m) / (float)(Ns * r), &sn, &cs);
-            u[m] = cmul(u[m], make_float2(cs, sn));
+            w[i] = make_float2(cs, sn);
+          }
+#pragma unroll
+          for (int m = 1; m < 16; m++) {
+            const int a = m >> 2, b = m & 3;
+            if (a == 0) u[m] = cmul(u[m], w[b - 1]);
+            else if (b == 0) u[m] = cmul(u[m], w[2 + a]);
+            else u[m] = cmul(u[m], cmul(w[2 + a], w[b - 1]));
           }
         } else {
         float2 w[5];  // W^1, W^2, W^3, W^4, W^8
@@ -113,11 +126,12 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
   }
 }
 
-/** Forward FFT of size L held as v[e] = x[j + e·T] by the T threads of one column; same layout out.
- *  `sm` is this column's paddedLen(L) exchange buffer. Every thread of the block must call it. */
-template <int L, bool TABLE = false>
-__device__ __forceinline__ void regFft(float2 (&v)[regRadix(L)], float2* sm, int j, const float2* tab) {
-  regPasses<L, regRadix(L), 1, TABLE>(v, sm, j, tab);
+/** Forward FFT of size L held as v[e] = x[j + e·T] by the T = L/R threads of one column; same layout
+ *  out. `sm` is this column's paddedLen(L) exchange buffer. Every thread of the block must call it.
+ *  R = 32 (8192 only: a radix-32 first pass, then two radix-16 passes) saves one exchange. */
+template <int L, bool TABLE = false, int R = regRadix(L)>
+__device__ __forceinline__ void regFft(float2 (&v)[R], float2* sm, int j, const float2* tab) {
+  regPasses<L, R, 1, TABLE>(v, sm, j, tab);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -135,6 +149,8 @@ struct ColParams {
   long long C0, C1;
   Strides si, so;
   int transIn, transOut;   // 1: columns adjacent in memory (s0 = 1): load/store through shared memory
+  int flat;                // 1: column c is in[c·L … c·L + L) and out likewise (a plain batch): loads and
+                           // stores of small L go through shared memory, whole block-wide stretches
   int conjIn, conjOut;     // inverse transform by conjugation
   float scale;             // applied at the store
   // twiddle applied after the transform: X[k] *= W_twN^{(c0·k) mod twN}, W = hi[x >> sh] · lo[x & mask]
@@ -159,9 +175,10 @@ __device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict
 constexpr int kMaxTransCols = 64;
 
 /** Batched FFT of size L (power of two) along columns; C = blockDim.x / T columns per block. */
-template <int L, bool TABLE>
+template <int L, bool TABLE, int R, bool TRANS>
 __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
-  constexpr int R = regRadix(L), T = L / R, PL = paddedLen(L);
+  constexpr int T = L / R, PL = paddedLen(L);
+  constexpr bool kFlat = !TRANS && T < 4;  // measured: L ≤ 32 gains 2–4×, L = 64 loses 8 %
   PH_DYN_SMEM(float2, smem);
   __shared__ long long bases[2][kMaxTransCols];
   const int C = blockDim.x / T;  // a power of two
@@ -174,7 +191,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
   float2* sm = smem + c * PL;
   float2 v[R];
 
-  if (p.transIn || p.transOut) {
+  if (TRANS && (p.transIn || p.transOut)) {
     if (tid < C && tid < kMaxTransCols) {
       long long cl = col0 + tid;
       bases[0][tid] = colBase(cl, p.C0, p.C1, p.si);
@@ -182,10 +199,39 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     }
     __syncthreads();
   }
-  if (p.transIn) {
-    for (int idx = tid; idx < C * L; idx += blockDim.x) {
-      const int cc = idx & (C - 1), l = idx >> logC;
-      if (col0 + cc < p.ncols) smem[cc * PL + pad16(l)] = p.in[bases[0][cc] + l * p.si.ls];
+  // The transposed sides: C·L = R·blockDim, so each thread moves R elements, all of one column (tc) at rows
+  // tl + e·T. All R loads are issued before the first store to shared memory (a loop with a run-time
+  // bound kept one load per warp in flight, and the strided passes ran at half the copy bandwidth).
+  if (TRANS && p.transIn) {
+    {
+      const int tc = tid & (C - 1), tl = tid >> logC;
+      const bool tActive = col0 + tc < p.ncols;
+      // staged in v, the registers the transform uses next
+      const float2* src = p.in + (tActive ? bases[0][tc] + tl * p.si.ls : 0);
+      const long long step = (long long)T * p.si.ls;
+#pragma unroll
+      for (int e = 0; e < R; e++) v[e] = tActive ? src[e * step] : make_float2(0.f, 0.f);
+#pragma unroll
+      for (int e = 0; e < R; e++) smem[tc * PL + pad16(tl + e * T)] = v[e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = sm[pad16(j + e * T)];
+    __syncthreads();
+  } else if (kFlat && p.flat) {
+    // the block's C columns are one stretch of C·L = R·blockDim elements: read it coalesced, then each
+    // thread takes its column's elements from shared memory (with T < 4 threads per column, direct loads
+    // touch 8·T-byte pieces of 32/T columns per warp instruction)
+    const long long base = col0 * L, end = p.ncols * L;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const long long i = base + tid + e * (long long)blockDim.x;
+      v[e] = i < end ? p.in[i] : make_float2(0.f, 0.f);
+    }
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int i = tid + e * blockDim.x;
+      smem[(i / L) * PL + pad16(i % L)] = v[e];
     }
     __syncthreads();
 #pragma unroll
@@ -202,21 +248,42 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     for (int e = 0; e < R; e++) v[e].y = -v[e].y;
   }
 
-  regFft<L, TABLE>(v, sm, j, p.tab);
+  regFft<L, TABLE, R>(v, sm, j, p.tab);
 
-  if (p.twN) {
+  if (p.twN && p.twPow2) {
+    // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
+    // twN) and an exact scale instead of a division. For R ≥ 4, sincospif at e = 0, 4, 8, … and for the
+    // steps 1…3; the other e as one product of two of them (one rounding more, ≈ 1 ulp): R/4 + 3
+    // sincospif per thread instead of R, which made the twiddled passes issue-bound (ncu, v9).
+    const unsigned c0 = (unsigned)(col % p.C0), mask = (unsigned)p.twN - 1u;
+    const float sc = -2.0f / (float)p.twN;
+    const unsigned x0 = c0 * (unsigned)j, st = c0 * (unsigned)T;
+    auto W = [&](unsigned x) {
+      float sn, cs;
+      sincospif((float)(x & mask) * sc, &sn, &cs);
+      return make_float2(cs, sn);
+    };
+    if constexpr (R >= 4 && R % 4 == 0) {
+      const float2 b1 = W(st), b2 = W(2u * st), b3 = W(3u * st);
+#pragma unroll
+      for (int q = 0; q < R / 4; q++) {
+        const float2 a = W(x0 + 4u * (unsigned)q * st);
+        v[4 * q] = cmul(v[4 * q], a);
+        v[4 * q + 1] = cmul(v[4 * q + 1], cmul(a, b1));
+        v[4 * q + 2] = cmul(v[4 * q + 2], cmul(a, b2));
+        v[4 * q + 3] = cmul(v[4 * q + 3], cmul(a, b3));
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < R; e++) v[e] = cmul(v[e], W(x0 + (unsigned)e * st));
+    }
+  } else if (p.twN) {
     const long long c0 = col % p.C0;
     long long x = (c0 * j) % p.twN;
     const long long step = (c0 * T) % p.twN;
 #pragma unroll
     for (int e = 0; e < R; e++) {
-      float2 w;
-      if (p.twPow2) {
-        sincospif(-2.0f * (float)x / (float)p.twN, &w.y, &w.x);
-      } else {
-        w = twoLevel(x, p.twHi, p.twLo, p.twShift);
-      }
-      v[e] = cmul(v[e], w);
+      v[e] = cmul(v[e], twoLevel(x, p.twHi, p.twLo, p.twShift));
       x += step;
       if (x >= p.twN) x -= p.twN;
     }
@@ -225,14 +292,31 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
 #pragma unroll
   for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * p.scale, v[e].y * sy);
 
-  if (p.transOut) {
+  if (TRANS && p.transOut) {
     __syncthreads();
 #pragma unroll
     for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
     __syncthreads();
-    for (int idx = tid; idx < C * L; idx += blockDim.x) {
-      const int cc = idx & (C - 1), l = idx >> logC;
-      if (col0 + cc < p.ncols) p.out[bases[1][cc] + l * p.so.ls] = smem[cc * PL + pad16(l)];
+    const int tc = tid & (C - 1), tl = tid >> logC;
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = smem[tc * PL + pad16(tl + e * T)];
+    if (col0 + tc < p.ncols) {
+      float2* dst = p.out + bases[1][tc] + tl * p.so.ls;
+      const long long step = (long long)T * p.so.ls;
+#pragma unroll
+      for (int e = 0; e < R; e++) dst[e * step] = v[e];
+    }
+  } else if (kFlat && p.flat) {
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
+    __syncthreads();
+    const long long base = col0 * L, end = p.ncols * L;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int i = tid + e * blockDim.x;
+      const float2 x = smem[(i / L) * PL + pad16(i % L)];
+      if (base + i < end) p.out[base + i] = x;
     }
   } else if (active) {
     float2* dst = p.out + colBase(col, p.C0, p.C1, p.so) + j;  // so.ls == 1
@@ -244,8 +328,11 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
 // Twiddles are computed (sincospif, exact arguments) by default: measured faster than table rows on an
 // H200 at the same accuracy (docs/cuda/NOTES.md). The table variant exists to measure it again; only
 // sm_90 code holds it, which keeps the build short (fft.cu launches it nowhere else).
-template <int L, bool TABLE>
-__global__ void __launch_bounds__(L / regRadix(L) > 512 ? 1024 : 512, L / regRadix(L) > 512 ? 1 : 2)
+// TRANS: the kernel for passes with a transposed side (kept apart: its loads need registers that made
+// the contiguous kernel spill). Launch bounds (1024, 1) and (512, 2) both cap the registers at 64: measured
+// the same on an H200.
+template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
+__global__ void __launch_bounds__(R > 16 ? 256 : 1024, R > 16 ? 2 : 1)
     fftColsReg(ColParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
   if constexpr (TABLE) {
@@ -253,7 +340,7 @@ __global__ void __launch_bounds__(L / regRadix(L) > 512 ? 1024 : 512, L / regRad
   } else
 #endif
   {
-    fftColsRegBody<L, TABLE>(p);
+    fftColsRegBody<L, TABLE, R, TRANS>(p);
   }
 }
 
@@ -291,6 +378,7 @@ struct MixedRadix {
   int Ns[kMaxPasses];
   int tw[kMaxPasses];  // first twiddle entry of each pass
   FastDiv divLr[kMaxPasses], divNs[kMaxPasses];
+  FastDiv divL;  // by L itself: splits a flat index over C columns
 };
 
 template <int r>
@@ -374,24 +462,31 @@ static __global__ void __launch_bounds__(512, 2) fftColsMixed(ColParams p, Mixed
   }
   __syncthreads();
   const int total = C * L;
-  if (p.transIn) {
-    for (int idx = tid; idx < total; idx += blockDim.x) {
-      const int cc = idx & (C - 1), l = idx >> logC;
-      float2 x = make_float2(0.f, 0.f);
-      if (col0 + cc < p.ncols) x = p.in[bases[0][cc] + l * p.si.ls];
-      if (p.conjIn) x.y = -x.y;
-      A[cc * Ls + l] = x;
-    }
-  } else {
-    for (int cc = 0; cc < C; cc++) {
-      const bool ok = col0 + cc < p.ncols;
-      const float2* src = p.in + bases[0][cc];
-      for (int l = tid; l < L; l += blockDim.x) {
-        float2 x = ok ? src[l * p.si.ls] : make_float2(0.f, 0.f);
-        if (p.conjIn) x.y = -x.y;
-        A[cc * Ls + l] = x;
+  // Loads in rounds of kLoadBatch per thread, all issued before the stores to shared memory: a loop of
+  // single loads kept one load per warp in flight.
+  constexpr int kLoadBatch = 8;
+  const float cj = p.conjIn ? -1.f : 1.f;
+  for (int base = tid; base < total; base += kLoadBatch * blockDim.x) {
+    float2 t[kLoadBatch];
+    int at[kLoadBatch];
+#pragma unroll
+    for (int b = 0; b < kLoadBatch; b++) {
+      const int idx = base + b * blockDim.x;
+      int cc = 0, l = 0;
+      if (p.transIn) {
+        cc = idx & (C - 1);
+        l = idx >> logC;
+      } else {
+        cc = (int)fdiv((unsigned)idx, mr.divL);
+        l = idx - cc * L;
       }
+      const bool ok = idx < total && col0 + cc < p.ncols;
+      t[b] = ok ? p.in[bases[0][cc] + l * p.si.ls] : make_float2(0.f, 0.f);
+      at[b] = idx < total ? cc * Ls + l : -1;
     }
+#pragma unroll
+    for (int b = 0; b < kLoadBatch; b++)
+      if (at[b] >= 0) A[at[b]] = make_float2(t[b].x, cj * t[b].y);
   }
   __syncthreads();
   float2* res = mixedFft(A, B, C, Ls, mr, p.tab);

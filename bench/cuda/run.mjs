@@ -133,6 +133,25 @@ for (const fm of [1024, 4096]) {
     notes.push(`n=${n} as ${v.plan}: ${fmt(v.kernelMs)} ms`);
   }
 }
+// the choices of this session's kernels, against their alternatives
+for (const [tune, n, what] of [
+  [{ wide8192: false }, 8192, '16 elements per thread (radix 2·16·16·16)'],
+  [{ contigKernel: 1 }, 2048, 'the contiguous kernel'],
+  [{ contigKernel: 2 }, 4096, 'the transposed-pass kernel'],
+  [{ flatSmall: false }, 16, 'direct loads'],
+  [{ flatSmall: false }, 32, 'direct loads'],
+  [{ stridedCols: 16 }, 2 ** 20, '16 columns per strided block'],
+  [{ contigThreads: 256 }, 64, '256 threads per block'],
+]) {
+  if (smoke && n > 2 ** 13) continue;
+  await ctx.setTuning(tune);
+  const v = await measure('variant-kernel', 'fft', n, total / n, false, 10, false);
+  v.impl = `cuda-${Object.keys(tune)[0]}`;
+  await ctx.setTuning({});
+  const d = await measure('variant-kernel', 'fft', n, total / n, false, 10, false);
+  d.impl = 'cuda-default';
+  notes.push(`n=${n} with ${what}: ${fmt(v.kernelMs)} ms (default ${fmt(d.kernelMs)} ms)`);
+}
 await ctx.setTuning({ osMaxH: 4096 });
 for (const [op, n] of [
   ['fir', 1023],
@@ -146,7 +165,7 @@ for (const [op, n] of [
 }
 await ctx.setTuning({});
 let switchAt = 0;
-for (const taps of smoke ? [8, 64] : [4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
+for (const taps of smoke ? [8, 64] : [1, 2, 3, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
   const d = await measure('variant-fir-switch', 'fir-direct', taps, firSamples, false, 10, false);
   const o = await measure('variant-fir-switch', 'fir-os', taps, firSamples, false, 10, false);
   notes.push(
