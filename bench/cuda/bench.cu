@@ -444,7 +444,7 @@ Result measure(ph::Gpu& gpu, const std::string& op, long long n, long long batch
       cfg.forceUnfused = true;
       cfg.fftHook = cufftHook();
     }
-    if (op == "fir" && !useCufft) cfg.overlapSave = n > 12;  // like CUDA_FIR_DIRECT_MAX_TAPS
+    if (op == "fir" && !useCufft) cfg.overlapSave = n > 0;  // like CUDA_FIR_DIRECT_MAX_TAPS (0)
     ph::Fir fir(gpu, cfg);
     r.plan = !cfg.overlapSave ? "direct form"
                               : (useCufft ? "gather + cuFFT C2C + multiply + cuFFT C2C + scatter, L=" : (fir.fused() ? "fused overlap-save, L=" : "unfused overlap-save, L=")) +

@@ -20,9 +20,11 @@ import type {
 import type { NativeCorrelator, NativeFir, NativeSpectrogram } from './addon.js';
 import { type CudaBackend, CudaBackend as Backend } from './backend.js';
 
-/** 'auto' FIR filters use the direct form up to this many taps: on an H200 (2^26 real samples) direct form
- * was faster at 8 taps and slower from 16 on (docs/cuda/NOTES.md). */
-export const CUDA_FIR_DIRECT_MAX_TAPS = 12;
+/** 'auto' FIR filters use the direct form up to this many taps. Measured on an H200 (2^26 real samples,
+ * bench/cuda/run.mjs, 2026-11-23): overlap-save with 256-point segments was faster at every length from 1
+ * tap (0.28 against 0.41 ms) to 256 (0.36 against 4.26 ms), so 'auto' never picks the direct form; it stays
+ * for method 'direct' (docs/cuda/NOTES.md). */
+export const CUDA_FIR_DIRECT_MAX_TAPS = 0;
 
 const EMPTY = new Float32Array(0);
 const ignore = (): undefined => undefined;
