@@ -72,6 +72,9 @@ static long long onePassMax(Gpu& gpu) {
 template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
 static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
   constexpr int T = L / R;
+  // the transposed-pass kernel holds kTransMaxRegs registers a thread: at most 512 threads a block
+  if (TRANS)
+    while (C > 1 && C * T > 512) C /= 2;
   const size_t smem = (size_t)C * paddedLen(L) * sizeof(float2);
   auto k = fftColsReg<L, TABLE, R, TRANS>;
   gpu.allowSmem(k, smem);
@@ -85,7 +88,7 @@ static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
  *  contiguous kernel's at 0.85× (same registers, no spills: the compiler schedules them differently);
  *  at the other sizes the contiguous kernel is as fast or faster (docs/cuda/NOTES.md). */
 static bool contigUsesTransKernel(long long L) {
-  if (fftTuning().contigKernel == 1) return false;
+  if (fftTuning().contigKernel == 1 || L / regRadix((int)L) > 512) return false;
   if (fftTuning().contigKernel == 2) return true;
   return L == 2048;
 }
@@ -127,8 +130,7 @@ int stridedCols(Gpu& gpu, long long L) {
     // L = 128 and 256; 8 beats 16 at L = 1024; 4 beats 8 at L = 2048 (docs/cuda/NOTES.md)
     long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols : 16;
     const long long T = L / regRadix((int)L);
-    const long long maxThreads = fftTuning().stridedCols > 0 ? 1024 : 512;
-    C = std::min<long long>({C, kMaxTransCols, maxThreads / T});
+    C = std::min<long long>({C, kMaxTransCols, 512 / T});
     while (C > 1 && (size_t)C * paddedLen((int)L) * 8 > gpu.smemOptin()) C /= 2;
     return (int)C;
   }
@@ -238,7 +240,8 @@ static unsigned blocksFor(long long count, int threads = 256) { return (unsigned
 // Plans
 
 static bool passable(Gpu& gpu, long long L) {
-  if (isPow2(L)) return L <= std::min<long long>(fftTuning().factorMax, kRegMax) && stridedCols(gpu, L) >= 1;
+  // ≤ 8192: at most 512 threads a column (the transposed-pass kernel's limit)
+  if (isPow2(L)) return L <= std::min<long long>(fftTuning().factorMax, 8192) && stridedCols(gpu, L) >= 1;
   return isSmooth(L) && L <= 512;
 }
 

@@ -173,6 +173,13 @@ __device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict
 }
 
 constexpr int kMaxTransCols = 64;
+#ifndef PHASOR_TRANS_REGS
+#define PHASOR_TRANS_REGS 72
+#endif
+/** Registers of the kernel for passes with a transposed side, L ≤ 256 (at 64 it spilled 36 bytes). Measured on
+ *  an H200 (v11): 72 took 2^15 from 1.24 to 1.17 ms; at L ≥ 512 (512-thread blocks: one block per SM) it lost
+ *  20 %, so those keep 64. */
+constexpr int kTransMaxRegs = PHASOR_TRANS_REGS;
 
 /** Batched FFT of size L (power of two) along columns; C = blockDim.x / T columns per block. */
 template <int L, bool TABLE, int R, bool TRANS>
@@ -329,10 +336,11 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
 // H200 at the same accuracy (docs/cuda/NOTES.md). The table variant exists to measure it again; only
 // sm_90 code holds it, which keeps the build short (fft.cu launches it nowhere else).
 // TRANS: the kernel for passes with a transposed side (kept apart: its loads need registers that made
-// the contiguous kernel spill). Launch bounds (1024, 1) and (512, 2) both cap the registers at 64: measured
-// the same on an H200.
+// the contiguous kernel spill). Registers: 64 for R = 16 (blocks up to 1024 threads; launch bounds (1024, 1)
+// and (512, 2) measured the same), 128 for R = 32 (256-thread blocks), kTransMaxRegs for transposed passes
+// of L ≤ 256 (blocks of at most 512 threads, launchRegK sees to it).
 template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
-__global__ void __launch_bounds__(R > 16 ? 256 : 1024, R > 16 ? 2 : 1)
+__global__ void __maxnreg__(TRANS && L <= 256 ? kTransMaxRegs : (R > 16 ? 128 : 64))
     fftColsReg(ColParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
   if constexpr (TABLE) {

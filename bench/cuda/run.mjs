@@ -140,7 +140,7 @@ for (const [tune, n, what] of [
   [{ contigKernel: 2 }, 4096, 'the transposed-pass kernel'],
   [{ flatSmall: false }, 16, 'direct loads'],
   [{ flatSmall: false }, 32, 'direct loads'],
-  [{ stridedCols: 16 }, 2 ** 20, '16 columns per strided block'],
+  [{ stridedCols: 4 }, 2 ** 20, '4 columns per strided block'],
   [{ contigThreads: 256 }, 64, '256 threads per block'],
 ]) {
   if (smoke && n > 2 ** 13) continue;

@@ -34,6 +34,7 @@
 #define __shared__ static
 #define __constant__ static
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 #define __align__(n) alignas(n)
 #define __grid_constant__
 
