@@ -5,12 +5,8 @@
 //
 //   node bench/cuda/run.mjs [--quick] [--json out.json] [--cupy cupy.txt]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openDevice } from './device.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 const argv = process.argv.slice(2);
 const opt = (name) => {
   const i = argv.indexOf(name);
@@ -22,21 +18,7 @@ const onlySizes = opt('--fft-sizes')?.split(',').map(Number); // only these C2C 
 const jsonPath = opt('--json') ?? 'cuda-bench.json';
 const cupyPath = opt('--cupy');
 
-const addonPath = path.resolve(
-  process.env.PHASOR_CUDA_ADDON ?? path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node'),
-);
-if (!existsSync(addonPath)) {
-  console.log(`no CUDA addon at ${addonPath}: build it with npm run build:native`);
-  process.exit(2);
-}
-const addon = createRequire(import.meta.url)(addonPath);
-const probe = addon.probe();
-if (!probe.available) {
-  console.log(`no CUDA device: ${probe.reason}`);
-  process.exit(2);
-}
-const ctx = new addon.Context();
-const info = await ctx.init(0);
+const { addon, ctx, info } = await openDevice();
 console.log(`device: ${info.device}; fatbin: ${addon.build.archs}`);
 
 const results = [];

@@ -4,34 +4,17 @@
 // (CUDA events inside the addon, median of 10 runs), 2^27 complex samples per run.
 //
 //   node bench/cuda/sweep.mjs [--sizes 8192,1048576] [--variants '[{"stridedCols":16}, …]']
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openDevice } from './device.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const argv = process.argv.slice(2);
-const opt = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const addonPath = path.resolve(
-  process.env.PHASOR_CUDA_ADDON ?? path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node'),
-);
-if (!existsSync(addonPath)) {
-  console.log(`no CUDA addon at ${addonPath}`);
-  process.exit(2);
-}
-const addon = createRequire(import.meta.url)(addonPath);
-if (!addon.probe().available) {
-  console.log(`no CUDA device: ${addon.probe().reason}`);
-  process.exit(2);
-}
-const total = Number(opt('--total') ?? 2 ** 27);
-const sizes = (opt('--sizes') ?? '8192,16384,32768,65536,1048576,4194304,16777216').split(',').map(Number);
-const variants = JSON.parse(opt('--variants') ?? '[{}]');
-const ctx = new addon.Context();
-console.log(`device: ${(await ctx.init(0)).device}`);
+const { values: args } = parseArgs({
+  options: { sizes: { type: 'string' }, variants: { type: 'string' }, total: { type: 'string' } },
+});
+const { ctx, info } = await openDevice();
+const total = Number(args.total ?? 2 ** 27);
+const sizes = (args.sizes ?? '8192,16384,32768,65536,1048576,4194304,16777216').split(',').map(Number);
+const variants = JSON.parse(args.variants ?? '[{}]');
+console.log(`device: ${info.device}`);
 const ms = (r) => (r.available === false ? NaN : r.kernelMs);
 for (const n of sizes) {
   const batch = Math.max(1, Math.floor(total / n));
@@ -48,10 +31,12 @@ for (const n of sizes) {
     cells.push(
       r.available === false
         ? `${JSON.stringify(v)} failed: ${r.reason}`
-        : `${JSON.stringify(v)} ${r.plan}: ${ms(r).toFixed(3)} ms, x${(ms(ref) / ms(r)).toFixed(2)}, err ${r.relError.toExponential(1)}`,
+        : `${JSON.stringify(v)} ${r.plan}: ${ms(r).toFixed(3)} ms${ref.available === false ? '' : `, x${(ms(ref) / ms(r)).toFixed(2)}`}, err ${r.relError.toExponential(1)}`,
     );
   }
-  console.log(`n=${n} cuFFT ${ms(ref).toFixed(3)} ms\n  ${cells.join('\n  ')}`);
+  const refText =
+    ref.available === false ? `cuFFT not measured (${ref.reason})` : `cuFFT ${ms(ref).toFixed(3)} ms`;
+  console.log(`n=${n} ${refText}\n  ${cells.join('\n  ')}`);
 }
 await ctx.setTuning({});
 await ctx.dispose();
