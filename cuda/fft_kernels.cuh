@@ -173,13 +173,10 @@ __device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict
 }
 
 constexpr int kMaxTransCols = 64;
-#ifndef PHASOR_TRANS_REGS
-#define PHASOR_TRANS_REGS 72
-#endif
 /** Registers of the kernel for passes with a transposed side, L ≤ 256 (at 64 it spilled 36 bytes). Measured on
  *  an H200 (v11): 72 took 2^15 from 1.24 to 1.17 ms; at L ≥ 512 (512-thread blocks: one block per SM) it lost
  *  20 %, so those keep 64. */
-constexpr int kTransMaxRegs = PHASOR_TRANS_REGS;
+constexpr int kTransMaxRegs = 72;
 
 /** Batched FFT of size L (power of two) along columns; C = blockDim.x / T columns per block. */
 template <int L, bool TABLE, int R, bool TRANS>
@@ -197,6 +194,8 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
   const bool active = col < p.ncols;
   float2* sm = smem + c * PL;
   float2 v[R];
+  // a plain batch's element i of the block's stretch, in its column's padded buffer
+  auto flatAt = [&](int i) -> float2& { return smem[(i / L) * PL + pad16(i % L)]; };
 
   if (TRANS && (p.transIn || p.transOut)) {
     if (tid < C && tid < kMaxTransCols) {
@@ -237,8 +236,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     }
 #pragma unroll
     for (int e = 0; e < R; e++) {
-      const int i = tid + e * blockDim.x;
-      smem[(i / L) * PL + pad16(i % L)] = v[e];
+      flatAt(tid + e * blockDim.x) = v[e];
     }
     __syncthreads();
 #pragma unroll
@@ -322,7 +320,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const int i = tid + e * blockDim.x;
-      const float2 x = smem[(i / L) * PL + pad16(i % L)];
+      const float2 x = flatAt(i);
       if (base + i < end) p.out[base + i] = x;
     }
   } else if (active) {
