@@ -62,7 +62,7 @@ static MixedRadix mixedRadix(long long L) {
 static long long onePassMax(Gpu& gpu) {
   long long lim = fftTuning().onePassMax > 0 ? fftTuning().onePassMax : kRegMax;
   long long L = 2;
-  while (L * 2 <= std::min<long long>(lim, kRegMax) && (size_t)paddedLen((int)(L * 2)) * 8 <= gpu.smemOptin()) L *= 2;
+  while (L * 2 <= std::min<long long>(lim, kRegMax) && (size_t)swzLen((int)(L * 2)) * 8 <= gpu.smemOptin()) L *= 2;
   return L;
 }
 
@@ -75,7 +75,7 @@ static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
   // the transposed-pass kernel holds kTransMaxRegs registers a thread: at most 512 threads a block
   if (TRANS)
     while (C > 1 && C * T > 512) C /= 2;
-  const size_t smem = (size_t)C * paddedLen(L) * sizeof(float2);
+  const size_t smem = (size_t)C * colLen(L, p.swz != 0) * sizeof(float2);
   auto k = fftColsReg<L, TABLE, R, TRANS>;
   gpu.allowSmem(k, smem);
   const long long blocks = ceilDiv(p.ncols, C);
@@ -126,12 +126,15 @@ static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two b
 
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
-    // up to 16 columns (rows of 128 bytes) and 512 threads: measured on an H200, 16 beats 8, 32 and 64 at
-    // L = 128 and 256; 8 beats 16 at L = 1024; 4 beats 8 at L = 2048 (docs/cuda/NOTES.md)
-    long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols : 16;
+    // up to 16 columns (rows of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads
+    // and at most 512: measured on an H200, 16 beats 8, 32 and 64 at L = 128 and 256 (v9); 8 beats 16 at
+    // L = 512 and 4 beats 8 at L = 1024 once the swizzled layout made narrow transposes conflict free (v12)
     const long long T = L / regRadix((int)L);
+    const long long threads = fftTuning().stridedThreads > 0 ? fftTuning().stridedThreads : 256;
+    long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols
+                                              : std::min<long long>(16, std::max<long long>(4, threads / T));
     C = std::min<long long>({C, kMaxTransCols, 512 / T});
-    while (C > 1 && (size_t)C * paddedLen((int)L) * 8 > gpu.smemOptin()) C /= 2;
+    while (C > 1 && (size_t)C * swzLen((int)L) * 8 > gpu.smemOptin()) C /= 2;
     return (int)C;
   }
   long long C = std::max<long long>(1, std::min<long long>(kMaxTransCols, kMixedCap / L));
@@ -148,6 +151,7 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   if (isPow2(L) && L <= kRegMax) {
     p.tab = fftTuning().twiddleTable ? gpu.regTable(L) : nullptr;
     p.twPow2 = p.twN > 0 && isPow2(p.twN);
+    p.swz = fftTuning().swizzle ? 1 : 0;
     const long long T = L / regRadix((int)L);
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)
     if (L == 8192 && !strided && fftTuning().wide8192 && !fftTuning().twiddleTable) {

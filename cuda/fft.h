@@ -24,8 +24,10 @@ struct FftTuning {
   bool twiddleTable = false;
   /** 8192 in one pass with 32 elements per thread (radix 32·16·16) rather than 16 (2·16·16·16). */
   bool wide8192 = true;
-  /** Columns per block of a strided (transposed) pass: 0 chooses (16, at most 512 threads). */
+  /** Columns per block of a strided (transposed) pass: 0 chooses (see stridedThreads). */
   int stridedCols = 0;
+  /** Threads per block a strided pass aims at when choosing its columns (0: 256; 4…16 columns, ≤ 512 threads). */
+  int stridedThreads = 0;
   /** A plain batch of L ≤ 32 loads and stores whole block-wide stretches through shared memory. */
   bool flatSmall = true;
   /** Kernel of contiguous passes: 0 as measured best per size, 1 the contiguous kernel, 2 the kernel
@@ -33,6 +35,8 @@ struct FftTuning {
   int contigKernel = 0;
   /** Threads per block of a contiguous register pass (0: as measured best, 256; 128 at L = 64). */
   int contigThreads = 0;
+  /** Shared-memory layout of the register column kernels: swizzled column offsets (colOff) or an odd stride. */
+  bool swizzle = true;
 };
 FftTuning& fftTuning();
 

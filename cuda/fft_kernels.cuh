@@ -31,6 +31,24 @@ __host__ __device__ __forceinline__ int pad16(int i) { return i + (i >> 4); }
 /** A column's stride in shared memory: padded, and odd, so that a warp walking across columns (the
  *  transposed loads and stores) hits distinct banks. */
 __host__ __device__ constexpr int paddedLen(int L) { return (L + (L >> 4)) | 1; }
+/** The swizzled column layout of the column kernels (L ≥ 16): column c starts at c·swzLen(L) + brev4(c mod 16),
+ *  swzLen a multiple of 16 with room for the padded column and that offset. Bank-conflict free for every
+ *  pattern the kernels have, which the odd stride is not when a half-warp (16 float2 accesses, one
+ *  wavefront) spans several columns: 16/T columns of T consecutive entries in the exchanges (T < 16
+ *  threads per column), C columns of 16/C rows in the transposes (C < 16 columns per block). The
+ *  bit-reversed offsets of such a group are distinct multiples of T (or 16/C) modulo 16, so its windows
+ *  tile the 16 float2 bank pairs; 16 columns of one row get 16 distinct offsets. Not at L = 64: there the
+ *  first pass's radix-4 writes (stride 4 within a column, 4 columns a half-warp) would all meet in 4 banks;
+ *  no offsets serve both them and the reads (a search over all of them), and the odd stride costs less. */
+__host__ __device__ constexpr bool swizzled(int L) { return L >= 16 && L != 64; }
+__host__ __device__ constexpr int swzLen(int L) { return swizzled(L) ? (L + (L - 1) / 16 + 30) & ~15 : paddedLen(L); }
+/** Bytes of shared memory per column of the column kernels. */
+__host__ __device__ constexpr int colLen(int L, bool swz) { return swz ? swzLen(L) : paddedLen(L); }
+template <int L>
+__device__ __forceinline__ int colOff(int c, bool swz) {
+  if (!swizzled(L) || !swz) return c * paddedLen(L);
+  return c * swzLen(L) + (int)(__brev((unsigned)c) >> 28);
+}
 
 /** Register-FFT twiddle tables (Gpu::regTable): for each pass after the first, in order, 16 rows (m =
  *  0…15) of Ns entries W_{16·Ns}^{k·m}, k < Ns. The threads of a warp hold consecutive k, so each load
@@ -152,6 +170,7 @@ struct ColParams {
   int flat;                // 1: column c is in[c·L … c·L + L) and out likewise (a plain batch): loads and
                            // stores of small L go through shared memory, whole block-wide stretches
   int conjIn, conjOut;     // inverse transform by conjugation
+  int swz;                 // 1: the swizzled shared-memory layout (colOff), 0: odd column stride
   float scale;             // applied at the store
   // twiddle applied after the transform: X[k] *= W_twN^{(c0·k) mod twN}, W = hi[x >> sh] · lo[x & mask]
   long long twN;           // 0: none
@@ -181,7 +200,7 @@ constexpr int kTransMaxRegs = 72;
 /** Batched FFT of size L (power of two) along columns; C = blockDim.x / T columns per block. */
 template <int L, bool TABLE, int R, bool TRANS>
 __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
-  constexpr int T = L / R, PL = paddedLen(L);
+  constexpr int T = L / R;
   constexpr bool kFlat = !TRANS && T < 4;  // measured: L ≤ 32 gains 2–4×, L = 64 loses 8 %
   PH_DYN_SMEM(float2, smem);
   __shared__ long long bases[2][kMaxTransCols];
@@ -192,10 +211,11 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
   const long long col0 = (long long)blockIdx.x * C;
   const long long col = col0 + c;
   const bool active = col < p.ncols;
-  float2* sm = smem + c * PL;
+  const bool swz = p.swz != 0;
+  float2* sm = smem + colOff<L>(c, swz);
   float2 v[R];
   // a plain batch's element i of the block's stretch, in its column's padded buffer
-  auto flatAt = [&](int i) -> float2& { return smem[(i / L) * PL + pad16(i % L)]; };
+  auto flatAt = [&](int i) -> float2& { return smem[colOff<L>(i / L, swz) + pad16(i % L)]; };
 
   if (TRANS && (p.transIn || p.transOut)) {
     if (tid < C && tid < kMaxTransCols) {
@@ -217,8 +237,9 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
       const long long step = (long long)T * p.si.ls;
 #pragma unroll
       for (int e = 0; e < R; e++) v[e] = tActive ? src[e * step] : make_float2(0.f, 0.f);
+      float2* tsm = smem + colOff<L>(tc, swz);
 #pragma unroll
-      for (int e = 0; e < R; e++) smem[tc * PL + pad16(tl + e * T)] = v[e];
+      for (int e = 0; e < R; e++) tsm[pad16(tl + e * T)] = v[e];
     }
     __syncthreads();
 #pragma unroll
@@ -303,8 +324,9 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
     __syncthreads();
     const int tc = tid & (C - 1), tl = tid >> logC;
+    const float2* tsm = smem + colOff<L>(tc, swz);
 #pragma unroll
-    for (int e = 0; e < R; e++) v[e] = smem[tc * PL + pad16(tl + e * T)];
+    for (int e = 0; e < R; e++) v[e] = tsm[pad16(tl + e * T)];
     if (col0 + tc < p.ncols) {
       float2* dst = p.out + bases[1][tc] + tl * p.so.ls;
       const long long step = (long long)T * p.so.ls;

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   if (const char* e = std::getenv("PHASOR_ONEPASS_MAX")) ph::fftTuning().onePassMax = atoll(e);
   if (const char* e = std::getenv("PHASOR_FACTOR_MAX")) ph::fftTuning().factorMax = atoll(e);
   if (std::getenv("PHASOR_SINCOS")) ph::fftTuning().twiddleTable = false;
+  if (const char* e = std::getenv("PHASOR_SWIZZLE")) ph::fftTuning().swizzle = atoi(e) != 0;
   ph::Gpu gpu(0);
   std::mt19937 rng(7);
   std::normal_distribution<double> nd;

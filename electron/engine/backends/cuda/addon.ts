@@ -67,6 +67,13 @@ export interface NativeContext {
     onePassMax?: number;
     factorMax?: number;
     twiddleTable?: boolean;
+    wide8192?: boolean;
+    stridedCols?: number;
+    stridedThreads?: number;
+    flatSmall?: boolean;
+    contigKernel?: number;
+    contigThreads?: number;
+    swizzle?: boolean;
     osMaxH?: number;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
