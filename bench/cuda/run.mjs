@@ -122,7 +122,9 @@ for (const [tune, n, what] of [
   [{ contigKernel: 2 }, 4096, 'the transposed-pass kernel'],
   [{ flatSmall: false }, 16, 'direct loads'],
   [{ flatSmall: false }, 32, 'direct loads'],
-  [{ stridedCols: 4 }, 2 ** 20, '4 columns per strided block'],
+  [{ stridedCols: 8 }, 2 ** 20, '8 columns per strided block'],
+  [{ stridedThreads: 512 }, 2 ** 18, '512-thread strided blocks (16 columns at L = 512)'],
+  [{ swizzle: false }, 2 ** 21, 'the odd-stride shared layout'],
   [{ contigThreads: 256 }, 64, '256 threads per block'],
 ]) {
   if (smoke && n > 2 ** 13) continue;
