@@ -193,17 +193,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
   FftPlan* plan = cfg_.fftHook ? nullptr : &gpu_.plan(L_);
   for (long long s0 = 0; s0 < segments; s0 += per) {
     const long long cnt = std::min(per, segments - s0);
-    q.src = src;
-    const long long shift = s0 * S_ * q.V;
-    if (shift <= src.histLen) {
-      q.src.hist = src.hist + shift;
-      q.src.histLen = src.histLen - shift;
-    } else {
-      const long long into = shift - src.histLen;
-      q.src.histLen = 0;
-      q.src.fresh = static_cast<const char*>(src.fresh) + into * (long long)dtypeBytes((DType)src.dtype);
-      q.src.freshLen = src.freshLen - into;
-    }
+    q.src = shiftSource(src, s0 * S_ * q.V);
     q.segments = cnt;
     q.outCount = lags - s0 * S_;
     seg_.ensure(cnt * L_ * sizeof(float2) + 16);

@@ -150,7 +150,7 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     throw ArgumentError("FFT pass layout: a column read or written directly must be contiguous");
   if (isPow2(L) && L <= kRegMax) {
     p.tab = fftTuning().twiddleTable ? gpu.regTable(L) : nullptr;
-    p.twPow2 = p.twN > 0 && isPow2(p.twN);
+    p.twPow2 = p.twN > 0 && isPow2(p.twN) && !fftTuning().passTwiddleTable;
     p.swz = fftTuning().swizzle ? 1 : 0;
     const long long T = L / regRadix((int)L);
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)

@@ -37,6 +37,9 @@ struct FftTuning {
   int contigThreads = 0;
   /** Shared-memory layout of the register column kernels: swizzled column offsets (colOff) or an odd stride. */
   bool swizzle = true;
+  /** Twiddles between the passes of a power-of-two multi-pass plan from the two-level table of double-precision
+   *  values (true) or by R/4 + 3 sincospif per thread (false: measured faster on an H200, v12). */
+  bool passTwiddleTable = false;
 };
 FftTuning& fftTuning();
 

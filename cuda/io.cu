@@ -1,5 +1,6 @@
 // Moving blocks between host and device (through pinned staging, in pieces so the CPU copy overlaps
 // the DMA), the kept-values copy of the processors, and the host-side double FFT for filter spectra.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -60,6 +61,20 @@ const void* stageInput(Gpu& gpu, const Input& in, DevBuf& staging, cudaStream_t 
   staging.ensure(bytes + 16);
   copyToDevice(gpu, staging.get(), in.host, bytes, s);
   return staging.get();
+}
+
+Source shiftSource(const Source& src, long long from) {
+  Source r = src;
+  if (from <= src.histLen) {
+    r.hist = src.hist + from;
+    r.histLen = src.histLen - from;
+  } else {
+    const long long into = std::min(from - src.histLen, src.freshLen);
+    r.histLen = 0;
+    r.fresh = static_cast<const char*>(src.fresh) + into * (long long)dtypeBytes((DType)src.dtype);
+    r.freshLen = src.freshLen - into;
+  }
+  return r;
 }
 
 __global__ void kKeepTail(Source src, long long from, long long count, float* dst) {

@@ -18,7 +18,12 @@ struct Input {
   long long values = 0;
   DType dtype = DType::F32;
   float offset = 0.f, scale = 1.f;
+  /** host is page-locked (cudaHostAlloc): copied by DMA directly, without the pinned staging buffers. */
+  bool pinned = false;
 };
+
+/** A source shifted to start at value `from` of hist ++ fresh (from ≥ 0). */
+Source shiftSource(const Source& src, long long from);
 
 /** Uploads an Input into staging device memory (reused), returning the device pointer. */
 const void* stageInput(Gpu& gpu, const Input& in, DevBuf& staging, cudaStream_t s);
@@ -95,13 +100,17 @@ class Fir {
   long long size() const { return L_; }
   bool fused() const { return fused_; }
   /** Computes `frames` output frames, the first at kept frame (M−1) of (kept ++ input); then keeps the
-   *  last M−1 frames before output frame `frames`. out: frames × lanes values (host or device). */
-  void process(const Input& in, long long frames, float* out, bool outOnDevice = false);
+   *  last M−1 frames before output frame `frames`. out: frames × lanes values (host or device). Host in and
+   *  out of more than one piece (8 MB of output) stream through: the copy up of a piece, the kernels of the
+   *  one before and the copy back of the one before that overlap (two streams). outPinned: out is
+   *  page-locked (no staging). */
+  void process(const Input& in, long long frames, float* out, bool outOnDevice = false, bool outPinned = false);
   void reset();
   /** Device-resident core for the benchmark: src frame 0 is output frame −(M−1). */
   void runDevice(const Source& src, long long frames, float* outDev);
 
  private:
+  void processStreamed(const Input& in, long long frames, long long per, float* out, bool outPinned);
   Gpu& gpu_;
   FirConfig cfg_;
   int M_;

@@ -261,17 +261,7 @@ void Spectrogram::runDevice(const Source& src, long long count, float* rowsDev, 
     SpecParams q = p;
     q.count = cnt;
     // re-base the source at this batch's first frame
-    const long long shift = f0 * cfg_.hop * (cfg_.complex ? 2 : 1);
-    q.src = src;
-    if (shift <= src.histLen) {
-      q.src.hist = src.hist + shift;
-      q.src.histLen = src.histLen - shift;
-    } else {
-      const long long into = shift - src.histLen;
-      q.src.histLen = 0;
-      q.src.fresh = static_cast<const char*>(src.fresh) + into * (long long)dtypeBytes((DType)src.dtype);
-      q.src.freshLen = src.freshLen - into;
-    }
+    q.src = shiftSource(src, f0 * cfg_.hop * (cfg_.complex ? 2 : 1));
     q.rows = rowsDev + f0 * width_;
     q.linear = linDev ? linDev + f0 * width_ : nullptr;
     const long long vals = cnt * n * (cfg_.complex ? 2 : 1);

@@ -125,6 +125,7 @@ for (const [tune, n, what] of [
   [{ stridedCols: 8 }, 2 ** 20, '8 columns per strided block'],
   [{ stridedThreads: 512 }, 2 ** 18, '512-thread strided blocks (16 columns at L = 512)'],
   [{ swizzle: false }, 2 ** 21, 'the odd-stride shared layout'],
+  [{ passTwiddleTable: true }, 2 ** 20, 'pass twiddles from the two-level table'],
   [{ contigThreads: 256 }, 64, '256 threads per block'],
 ]) {
   if (smoke && n > 2 ** 13) continue;
@@ -244,7 +245,7 @@ for (const { group, a, b } of rows) {
 }
 lines.push(
   'ms: kernel-only median (CUDA events, data on the device); ref: raw cuFFT, or for spectrogram/FIR/correlation the unfused',
-  'cuFFT pipeline; ratio = ref ms / cuda ms; e2e: from pinned host memory and back (FFT pipelined on two streams);',
+  'cuFFT pipeline; ratio = ref ms / cuda ms; e2e: from pinned host memory and back (FFT and FIR pipelined on two streams);',
   '%H2D: input bytes per e2e second over the pinned H2D bandwidth; error: relative L2 (FFT, FIR), max |dB| (spectrogram),',
   `max |score| (correlation) against float64. CuPy: ${
     Object.keys(cupy).length

@@ -252,6 +252,51 @@ describe('CUDA FIR', () => {
     }
   }, 300_000);
 
+  it('[needs-gpu] streams a block of several 8 MB pieces through the copy pipeline, equal to small blocks', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const cases = [
+      { taps: 31, complex: false, method: 'auto' as const, frames: 2_500_000 },
+      { taps: 255, complex: true, method: 'overlap-save' as const, frames: 1_300_000 },
+      { taps: 9, complex: false, method: 'direct' as const, frames: 2_200_000 },
+    ];
+    for (const c of cases) {
+      const lanes = c.complex ? 2 : 1;
+      const x = gaussian(c.frames * lanes, c.taps + 5);
+      const taps = Float64Array.from(gaussian(c.taps, 78), (v) => v / c.taps);
+      const run = async (block: number) => {
+        const f = gpu.backend!.createFir({ taps, complex: c.complex, channels: 1, method: c.method });
+        const y = new Float32Array(x.length);
+        let k = 0;
+        for (let at = 0; at < c.frames; at += block) {
+          const o = await f.process(x.subarray(at * lanes, Math.min(c.frames, at + block) * lanes));
+          y.set(o, k);
+          k += o.length;
+        }
+        y.set(await f.flush(), k);
+        f.dispose();
+        return y;
+      };
+      // one block: more than 8 MB of output, streamed; blocks of 2^18 frames: one piece each
+      const whole = await run(c.frames);
+      const pieces = await run(1 << 18);
+      expect(whole, `${c.taps} taps`).toEqual(pieces);
+      expect(relL2(whole, lfilter(taps, x, lanes)), `${c.taps} taps`).toBeLessThan(1e-6);
+    }
+    // raw u8 complex samples (a quarter of the bytes up): the same as their float values
+    const raw = Uint8Array.from(gaussian(2 * 1_200_000, 4), (v) =>
+      Math.max(0, Math.min(255, Math.round(127.5 + 40 * v))),
+    );
+    const xf = Float32Array.from(raw, (v) => (v - 127.5) / 128);
+    const taps = Float64Array.from({ length: 64 }, (_, i) => Math.exp(-((i - 32) ** 2) / 50) / 10);
+    const f = gpu.backend.createFir({ taps, complex: true, channels: 1, method: 'overlap-save' });
+    const y1 = await f.process({ data: raw, offset: 127.5, scale: 1 / 128 });
+    const y = new Float32Array(xf.length);
+    y.set(y1);
+    y.set(await f.flush(), y1.length);
+    f.dispose();
+    expect(relL2(y, lfilter(taps, xf, 2))).toBeLessThan(1e-6);
+  }, 300_000);
+
   it('[needs-gpu] filters raw u8 samples as (x − offset)·scale and device arrays', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const raw = Uint8Array.from(gaussian(4000, 3), (v) =>

@@ -74,6 +74,7 @@ export interface NativeContext {
     contigKernel?: number;
     contigThreads?: number;
     swizzle?: boolean;
+    passTwiddleTable?: boolean;
     osMaxH?: number;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
