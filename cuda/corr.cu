@@ -390,13 +390,19 @@ std::vector<Peak> Correlator::peaks(const float* scoresDev, long long n, int k, 
   return res;
 }
 
-std::vector<Peak> Correlator::process(const Input& in, long long lags, float* scores, int peakCount, long long radius) {
+std::vector<Peak> Correlator::process(const Input& in, long long lags, float* scores, int peakCount, long long radius,
+                                      bool scoresPinned) {
   cudaStream_t s = gpu_.stream();
-  const void* fresh = stageInput(gpu_, in, staging_, s);
+  const long long vps = cfg_.complex ? 2 : 1;
+  // host blocks of more than one piece (8 MB of scores, whole segments) stream through (streamPieces)
+  const long long unit = direct_ ? 1 : S_;
+  const long long per = std::max<long long>(1, (long long)((8u << 20) / sizeof(float)) / unit) * unit;
+  const bool streamed = in.host && lags > per;
+  if (streamed) staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
   Source src{};
   src.hist = hist_[cur_].get<float>();
   src.histLen = histLen_;
-  src.fresh = fresh;
+  src.fresh = streamed ? staging_.get() : stageInput(gpu_, in, staging_, s);
   src.freshLen = in.values;
   src.dtype = (int)in.dtype;
   src.offset = in.offset;
@@ -404,11 +410,18 @@ std::vector<Peak> Correlator::process(const Input& in, long long lags, float* sc
   std::vector<Peak> res;
   if (lags > 0) {
     scores_.ensure(lags * sizeof(float) + 16);
-    runDevice(src, lags, scores_.get<float>());
+    if (streamed) {
+      streamPieces(
+          gpu_, in, staging_.get(), lags, per, 1, scores_.get<float>(), scores, scoresPinned,
+          // lag l reads values up to (l + M)·vps − 1 of hist ++ fresh
+          [&](long long l1) { return std::min(src.length(), (l1 + M_ - 1) * vps) - histLen_; },
+          [&](long long l0, long long l1) { runDevice(shiftSource(src, l0 * vps), l1 - l0, scores_.get<float>() + l0); });
+    } else {
+      runDevice(src, lags, scores_.get<float>());
+    }
     if (peakCount > 0) res = peaks(scores_.get<float>(), lags, peakCount, radius);
-    if (scores) copyToHost(gpu_, scores, scores_.get(), lags * sizeof(float), s);
+    if (scores && !streamed) copyToHost(gpu_, scores, scores_.get(), lags * sizeof(float), s);
   }
-  const long long vps = cfg_.complex ? 2 : 1;
   const long long keepFrom = lags * vps;
   const long long keep = std::max<long long>(0, src.length() - keepFrom);
   const int nxt = 1 - cur_;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops.h"
 #include "os_kernel.cuh"
 
 namespace ph {
@@ -261,13 +260,8 @@ void Fir::process(const Input& in, long long frames, float* out, bool outOnDevic
 }
 
 void Fir::processStreamed(const Input& in, long long frames, long long per, float* out, bool outPinned) {
-  // Piece c on slot b = c mod 2: its upload and its copy back on stream 1 + b, its kernels on the processor's
-  // stream (in order: the unfused path shares scratch), events 4 + b (uploaded) and 6 + b (computed) between
-  // them. The copy up of piece c + 1 overlaps the kernels of piece c and its copy back.
   const int V = cfg_.lanes;
-  const size_t vb = dtypeBytes(in.dtype);
-  cudaStream_t s = gpu_.stream();
-  staging_.ensure(in.values * vb + 16);
+  staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
   out_.ensure(frames * V * sizeof(float) + 16);
   Source src{};
   src.hist = hist_[cur_].get<float>();
@@ -277,69 +271,16 @@ void Fir::processStreamed(const Input& in, long long frames, long long per, floa
   src.dtype = (int)in.dtype;
   src.offset = in.offset;
   src.scale = in.scale;
-  const long long chunks = ceilDiv(frames, per);
-  // the first piece's upload also holds the M − 1 frames before it
-  const size_t upCap = (size_t)((per + M_) * V) * vb, downCap = (size_t)(per * V) * sizeof(float);
-  for (int b = 0; b < 2; b++) {
-    if (!in.pinned) gpu_.pinned(10 + 2 * b).ensure(upCap);
-    if (!outPinned) gpu_.pinned(11 + 2 * b).ensure(downCap);
-  }
-  long long uploaded = 0;  // fresh values queued for the device
-  long long doneOff[2] = {0, 0}, doneLen[2] = {0, 0};
-  bool busy[2] = {false, false};
-  auto drain = [&](int b) {
-    if (!busy[b]) return;
-    PH_CHECK(cudaStreamSynchronize(gpu_.stream(1 + b)));
-    if (!outPinned) parallelCopy(out + doneOff[b], gpu_.pinned(11 + 2 * b).get(), doneLen[b] * sizeof(float));
-    busy[b] = false;
-  };
-  for (long long c = 0; c < chunks; c++) {
-    const int b = (int)(c & 1);
-    cudaStream_t st = gpu_.stream(1 + b);
-    drain(b);  // slot b's staging is free again
-    const long long f0 = c * per, f1 = std::min(frames, f0 + per);
-    // output frame f reads values up to (f + M − 1)·V + V − 1 of hist ++ fresh
-    const long long need = std::max<long long>(
-        0, std::min(in.values, std::min(src.length(), (f1 + M_ - 1) * (long long)V) - histLen_));
-    if (need > uploaded) {
-      const size_t off = (size_t)uploaded * vb, len = (size_t)(need - uploaded) * vb;
-      const char* host = static_cast<const char*>(in.host) + off;
-      char* dev = static_cast<char*>(staging_.get()) + off;
-      if (in.pinned) {
-        PH_CHECK(cudaMemcpyAsync(dev, host, len, cudaMemcpyHostToDevice, st));
-      } else {
-        parallelCopy(gpu_.pinned(10 + 2 * b).get(), host, len);  // len ≤ upCap
-        PH_CHECK(cudaMemcpyAsync(dev, gpu_.pinned(10 + 2 * b).get(), len, cudaMemcpyHostToDevice, st));
-      }
-      uploaded = need;
-    }
-    PH_CHECK(cudaEventRecord(gpu_.event(4 + b), st));
-    PH_CHECK(cudaStreamWaitEvent(s, gpu_.event(4 + b), 0));
-    runDevice(shiftSource(src, f0 * V), f1 - f0, out_.get<float>() + f0 * V);
-    PH_CHECK(cudaEventRecord(gpu_.event(6 + b), s));
-    PH_CHECK(cudaStreamWaitEvent(st, gpu_.event(6 + b), 0));
-    float* dst = outPinned ? out + f0 * V : gpu_.pinned(11 + 2 * b).get<float>();
-    PH_CHECK(cudaMemcpyAsync(dst, out_.get<float>() + f0 * V, (size_t)((f1 - f0) * V) * sizeof(float),
-                             cudaMemcpyDeviceToHost, st));
-    doneOff[b] = f0 * V;
-    doneLen[b] = (f1 - f0) * V;
-    busy[b] = true;
-  }
-  drain(0);
-  drain(1);
-  // the rest of the input (past the last output's reach) for the kept tail
-  if (uploaded < in.values) {
-    const size_t off = (size_t)uploaded * vb, len = (size_t)(in.values - uploaded) * vb;
-    const char* host = static_cast<const char*>(in.host) + off;
-    char* dev = static_cast<char*>(staging_.get()) + off;
-    if (in.pinned) PH_CHECK(cudaMemcpyAsync(dev, host, len, cudaMemcpyHostToDevice, s));
-    else copyToDevice(gpu_, dev, host, len, s);
-  }
+  streamPieces(
+      gpu_, in, staging_.get(), frames, per, V, out_.get<float>(), out, outPinned,
+      // output frame f reads values up to (f + M − 1)·V + V − 1 of hist ++ fresh
+      [&](long long f1) { return std::min(src.length(), (f1 + M_ - 1) * (long long)V) - histLen_; },
+      [&](long long f0, long long f1) { runDevice(shiftSource(src, f0 * V), f1 - f0, out_.get<float>() + f0 * V); });
   const long long keepFrom = frames * V;
   const long long keep = std::max<long long>(0, src.length() - keepFrom);
   const int nxt = 1 - cur_;
   hist_[nxt].ensure((keep + 16) * sizeof(float));
-  keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
+  keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), gpu_.stream());
   gpu_.sync();
   cur_ = nxt;
   histLen_ = keep;

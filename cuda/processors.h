@@ -25,6 +25,15 @@ struct Input {
 /** A source shifted to start at value `from` of hist ++ fresh (from ≥ 0). */
 Source shiftSource(const Source& src, long long from);
 
+/** Streams a host block through a processor in pieces of `per` outputs: the copy up of a piece (its fresh
+ *  values up to need(end of piece), into `staging` on the device), the kernels of the piece before
+ *  (step(first, end) on gpu.stream(), in order) and the copy back of the one before that (outDev → outHost,
+ *  `unit` floats an output; none when outHost is null) overlap, on streams 1 and 2 with events 4…7. At the
+ *  end every fresh value is on the device and gpu.stream() has run every step. */
+void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
+                  const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
+                  const std::function<void(long long, long long)>& step);
+
 /** Uploads an Input into staging device memory (reused), returning the device pointer. */
 const void* stageInput(Gpu& gpu, const Input& in, DevBuf& staging, cudaStream_t s);
 /** Host → device through pinned memory, in pieces, overlapping the CPU copy with the DMA. */
@@ -143,8 +152,11 @@ class Correlator {
   long long segment() const { return S_; }
   bool direct() const { return direct_; }
   /** Computes `lags` scores, lag 0 starting at kept value 0; keeps values from lag `lags` on. Scores go
-   *  to host `scores` when given; up to `peakCount` peaks (lags relative to this call) are returned. */
-  std::vector<Peak> process(const Input& in, long long lags, float* scores, int peakCount, long long radius);
+   *  to host `scores` when given (scoresPinned: page-locked, no staging); up to `peakCount` peaks (lags
+   *  relative to this call) are returned. A host block of more than one 8 MB piece of scores streams
+   *  through like Fir::process. */
+  std::vector<Peak> process(const Input& in, long long lags, float* scores, int peakCount, long long radius,
+                            bool scoresPinned = false);
   void reset();
   void runDevice(const Source& src, long long lags, float* scoresDev);
   std::vector<Peak> peaks(const float* scoresDev, long long count, int k, long long radius);

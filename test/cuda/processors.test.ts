@@ -375,4 +375,41 @@ describe('CUDA correlator', () => {
       expect(new Set(a.peaks.filter((p) => at.includes(p))).size).toBe(2);
     }
   }, 300_000);
+
+  it('[needs-gpu] streams a block of several 8 MB pieces of scores, equal to small blocks', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    for (const { m, complex, n } of [
+      { m: 300, complex: false, n: 2_500_000 },
+      { m: 257, complex: true, n: 2_200_000 },
+    ]) {
+      const vps = complex ? 2 : 1;
+      const t = gaussian(m * vps, m + 3);
+      const x = gaussian(n * vps, m + 4).map((v) => 0.5 * v);
+      const at = [1000, 2_100_001];
+      for (const a of at) for (let i = 0; i < m * vps; i++) x[a * vps + i] += t[i];
+      const run = async (block: number) => {
+        const c = gpu.backend!.createCorrelator({ template: t, complex, scores: true, peaks: 2 });
+        const scores = new Float32Array(n - m + 1);
+        const peaks: number[] = [];
+        let k = 0;
+        for (let from = 0; from < n; from += block) {
+          const r = await c.process(x.subarray(from * vps, Math.min(n, from + block) * vps));
+          scores.set(r.scores!, k);
+          k += r.count;
+          for (const p of r.peaks) peaks.push(p.lag);
+        }
+        const last = await c.flush();
+        scores.set(last.scores!, k);
+        return { scores, peaks };
+      };
+      const whole = await run(n);
+      const pieces = await run(1 << 18);
+      expect(whole.scores).toEqual(pieces.scores);
+      const ref = correlationScores(x, t, complex);
+      let worst = 0;
+      for (let l = 0; l < ref.length; l++) worst = Math.max(worst, Math.abs(whole.scores[l] - ref[l]));
+      expect(worst, `m=${m} ${complex ? 'complex' : 'real'}`).toBeLessThan(2e-4);
+      expect(whole.peaks).toEqual(expect.arrayContaining(at));
+    }
+  }, 300_000);
 });
