@@ -114,7 +114,7 @@ class Gpu {
   void sync() { PH_CHECK(cudaStreamSynchronize(stream())); }
   /** Events for ordering host work against copies (no timing). */
   cudaEvent_t event(int i) const { return events_[i]; }
-  static constexpr int kEvents = 8;  // 0–3: copyToDevice/copyToHost pieces; 4–7: streamed processors
+  static constexpr int kEvents = 9;  // 0–3: copyToDevice/copyToHost pieces; 4–8: streamed processors (streamPieces)
 
  private:
   const float2* upload(std::vector<float2> host, std::string key);

@@ -81,10 +81,12 @@ Source shiftSource(const Source& src, long long from) {
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step) {
-  // Piece c on slot b = c mod 2: its upload and its copy back on stream 1 + b, its kernels on gpu.stream()
-  // (in order: the processors' unfused paths share scratch), events 4 + b (uploaded) and 6 + b (computed).
+  // Uploads in order on stream 1, each piece's kernels on gpu.stream() after its upload (event 4 + b), its
+  // copy back on stream 2 after its kernels (event 8). Pinned host memory on both sides: everything is
+  // queued at once. Pageable memory goes through two pinned buffers a direction (slot b = c mod 2): before
+  // reusing one, the host waits for the copy that used it (events 4 + b up, 6 + b down).
   const size_t vb = dtypeBytes(in.dtype);
-  cudaStream_t s = gpu.stream();
+  cudaStream_t s = gpu.stream(), up = gpu.stream(1), down = gpu.stream(2);
   const long long chunks = ceilDiv(outputs, per);
   long long uploaded = 0;  // fresh values queued for the device
   // the largest upload: the first piece's (it also holds the values before it) or a later one's
@@ -92,16 +94,17 @@ void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, l
   const long long p1 = std::min(outputs, per);
   const size_t upCap = (size_t)std::max(fresh(p1), fresh(std::min(outputs, 2 * per)) - fresh(p1)) * vb;
   const size_t downCap = (size_t)(per * unit) * sizeof(float);
+  const bool stageUp = !in.pinned, stageDown = outHost && !outPinned;
   for (int b = 0; b < 2; b++) {
-    if (!in.pinned) gpu.pinned(10 + 2 * b).ensure(upCap);
-    if (outHost && !outPinned) gpu.pinned(11 + 2 * b).ensure(downCap);
+    if (stageUp) gpu.pinned(10 + 2 * b).ensure(upCap);
+    if (stageDown) gpu.pinned(11 + 2 * b).ensure(downCap);
   }
   long long doneOff[2] = {0, 0}, doneLen[2] = {0, 0};
-  bool busy[2] = {false, false};
-  auto drain = [&](int b) {
+  bool busy[2] = {false, false}, upBusy[2] = {false, false};
+  auto drain = [&](int b) {  // piece in out-buffer b: wait for its copy back, move it to the caller's memory
     if (!busy[b]) return;
-    PH_CHECK(cudaStreamSynchronize(gpu.stream(1 + b)));
-    if (outHost && !outPinned) parallelCopy(outHost + doneOff[b], gpu.pinned(11 + 2 * b).get(), doneLen[b] * sizeof(float));
+    PH_CHECK(cudaEventSynchronize(gpu.event(6 + b)));
+    if (stageDown) parallelCopy(outHost + doneOff[b], gpu.pinned(11 + 2 * b).get(), doneLen[b] * sizeof(float));
     busy[b] = false;
   };
   auto upload = [&](long long upto, cudaStream_t st, int b) {
@@ -112,8 +115,10 @@ void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, l
     if (in.pinned) {
       PH_CHECK(cudaMemcpyAsync(dev, host, len, cudaMemcpyHostToDevice, st));
     } else if (b >= 0 && len <= upCap) {
+      if (upBusy[b]) PH_CHECK(cudaEventSynchronize(gpu.event(4 + b)));  // its last upload has left
       parallelCopy(gpu.pinned(10 + 2 * b).get(), host, len);
       PH_CHECK(cudaMemcpyAsync(dev, gpu.pinned(10 + 2 * b).get(), len, cudaMemcpyHostToDevice, st));
+      upBusy[b] = true;
     } else {
       copyToDevice(gpu, dev, host, len, st);
     }
@@ -121,27 +126,30 @@ void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, l
   };
   for (long long c = 0; c < chunks; c++) {
     const int b = (int)(c & 1);
-    cudaStream_t st = gpu.stream(1 + b);
-    drain(b);  // slot b's staging is free again
     const long long o0 = c * per, o1 = std::min(outputs, o0 + per);
-    upload(fresh(o1), st, b);
-    PH_CHECK(cudaEventRecord(gpu.event(4 + b), st));
+    upload(fresh(o1), up, b);
+    PH_CHECK(cudaEventRecord(gpu.event(4 + b), up));
     PH_CHECK(cudaStreamWaitEvent(s, gpu.event(4 + b), 0));
     step(o0, o1);
     if (outHost) {
-      PH_CHECK(cudaEventRecord(gpu.event(6 + b), s));
-      PH_CHECK(cudaStreamWaitEvent(st, gpu.event(6 + b), 0));
+      drain(b);  // out-buffer b is free again (pageable output)
+      PH_CHECK(cudaEventRecord(gpu.event(8), s));
+      PH_CHECK(cudaStreamWaitEvent(down, gpu.event(8), 0));
       float* dst = outPinned ? outHost + o0 * unit : gpu.pinned(11 + 2 * b).get<float>();
       PH_CHECK(cudaMemcpyAsync(dst, outDev + o0 * unit, (size_t)((o1 - o0) * unit) * sizeof(float),
-                               cudaMemcpyDeviceToHost, st));
+                               cudaMemcpyDeviceToHost, down));
+      PH_CHECK(cudaEventRecord(gpu.event(6 + b), down));
       doneOff[b] = o0 * unit;
       doneLen[b] = (o1 - o0) * unit;
+      busy[b] = true;
     }
-    busy[b] = true;
   }
   drain(0);
   drain(1);
-  upload(in.values, s, -1);  // the rest (past the last output's reach), for the kept tail
+  upload(in.values, up, -1);  // the rest (past the last output's reach), for the kept tail
+  PH_CHECK(cudaEventRecord(gpu.event(4), up));
+  PH_CHECK(cudaStreamWaitEvent(s, gpu.event(4), 0));
+  PH_CHECK(cudaStreamSynchronize(down));
 }
 
 __global__ void kKeepTail(Source src, long long from, long long count, float* dst) {

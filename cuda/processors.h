@@ -28,8 +28,9 @@ Source shiftSource(const Source& src, long long from);
 /** Streams a host block through a processor in pieces of `per` outputs: the copy up of a piece (its fresh
  *  values up to need(end of piece), into `staging` on the device), the kernels of the piece before
  *  (step(first, end) on gpu.stream(), in order) and the copy back of the one before that (outDev → outHost,
- *  `unit` floats an output; none when outHost is null) overlap, on streams 1 and 2 with events 4…7. At the
- *  end every fresh value is on the device and gpu.stream() has run every step. */
+ *  `unit` floats an output; none when outHost is null) overlap: uploads on stream 1, copies back on stream 2,
+ *  events 4…8. At return the output is in outHost; gpu.stream() has queued every step and waits for the
+ *  last upload (the rest of the input, for the kept tail). */
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step);

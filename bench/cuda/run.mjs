@@ -206,7 +206,14 @@ for (const { group, a, b } of rows) {
   }
   const gbs = a.bytes / (a.kernelMs * 1e-3) / 1e9;
   const ratio = b.available && b.kernelMs > 0 ? b.kernelMs / a.kernelMs : NaN;
-  const inBytes = group === 'spectrogram' ? a.batch * (a.op.endsWith('i16') ? 2 : 4) : a.bytes / 2;
+  // bytes copied up: the spectrogram's input (its rows are larger), the correlator's samples (its scores are
+  // 4 bytes a lag whatever the input), otherwise half of what the kernel reads and writes
+  const inBytes =
+    group === 'spectrogram'
+      ? a.batch * (a.op.endsWith('i16') ? 2 : 4)
+      : group === 'corr'
+        ? a.batch * (a.op === 'corr-complex' ? 8 : 4)
+        : a.bytes / 2;
   const e2ePct = a.endToEndMs > 0 ? (inBytes / (a.endToEndMs * 1e-3) / h2dBw) * 100 : NaN;
   let target = '';
   const pow2 = (a.n & (a.n - 1)) === 0;
