@@ -138,16 +138,24 @@ describe('microphone capture through PulseAudio [real device path]', () => {
     await until(() => rows().reduce((s, m) => s + m.count, 0) >= 40, 15000, 'rows from the microphone');
     const bin = Math.round((TONE * 4096) / FS);
     const last = rows().slice(-5);
+    const levels: number[] = [];
     for (const m of last) {
       for (let r = 0; r < m.count; r++) {
         let best = 0;
         for (let k = 0; k < m.width; k++) if (m.rows[r * m.width + k] > m.rows[r * m.width + best]) best = k;
         expect(Math.abs(best - bin)).toBeLessThanOrEqual(1);
-        // Within Hann's scalloping (1.42 dB) of the tone's level.
-        expect(m.rows[r * m.width + best]).toBeGreaterThan(LEVEL - 2);
-        expect(m.rows[r * m.width + best]).toBeLessThan(LEVEL + 0.5);
+        levels.push(m.rows[r * m.width + best]);
       }
     }
+    // The tone's level less Hann's scalloping (at most 1.42 dB; 0.66 dB at this tone's 0.34-bin offset), in the
+    // median row. A frame that straddles a hiccup of the audio server under load reads lower (once in CI:
+    // 2.08 dB below), so single rows only have to stay near it; none may read above the tone.
+    levels.sort((a, b) => a - b);
+    const median = levels[Math.floor(levels.length / 2)];
+    expect(median).toBeGreaterThan(LEVEL - 1.5);
+    expect(median).toBeLessThan(LEVEL + 0.5);
+    expect(levels[0]).toBeGreaterThan(LEVEL - 6);
+    expect(levels[levels.length - 1]).toBeLessThan(LEVEL + 0.5);
 
     // The device goes away while capturing (its module unloaded; nothing to fall back to): the session
     // reports an error state with a message, and the connection keeps working.
