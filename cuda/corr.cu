@@ -395,8 +395,7 @@ std::vector<Peak> Correlator::process(const Input& in, long long lags, float* sc
   cudaStream_t s = gpu_.stream();
   const long long vps = cfg_.complex ? 2 : 1;
   // host blocks of more than one piece (8 MB of scores, whole segments) stream through (streamPieces)
-  const long long unit = direct_ ? 1 : S_;
-  const long long per = std::max<long long>(1, (long long)((8u << 20) / sizeof(float)) / unit) * unit;
+  const long long per = streamPer(sizeof(float), direct_ ? 1 : S_);
   const bool streamed = in.host && lags > per;
   if (streamed) staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
   Source src{};

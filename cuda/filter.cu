@@ -222,65 +222,41 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
 
 void Fir::process(const Input& in, long long frames, float* out, bool outOnDevice, bool outPinned) {
   cudaStream_t s = gpu_.stream();
-  if (in.host && !outOnDevice && frames > 0) {
-    // pieces of about 8 MB of output, whole segments (a shift by whole segments computes the same sums)
-    const long long unit = cfg_.overlapSave ? S_ : 1;
-    const long long per = std::max<long long>(1, (long long)((8u << 20) / (cfg_.lanes * sizeof(float))) / unit) * unit;
-    if (frames > per) {
-      processStreamed(in, frames, per, out, outPinned);
-      return;
-    }
-  }
-  const void* fresh = stageInput(gpu_, in, staging_, s);
+  const int V = cfg_.lanes;
+  // host blocks of more than one piece stream through (streamPieces); pieces of whole segments, since a shift
+  // by whole segments computes the same sums
+  const long long per = streamPer(V * sizeof(float), cfg_.overlapSave ? S_ : 1);
+  const bool streamed = in.host && !outOnDevice && frames > per;
+  if (streamed) staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
   Source src{};
   src.hist = hist_[cur_].get<float>();
   src.histLen = histLen_;
-  src.fresh = fresh;
+  src.fresh = streamed ? staging_.get() : stageInput(gpu_, in, staging_, s);
   src.freshLen = in.values;
   src.dtype = (int)in.dtype;
   src.offset = in.offset;
   src.scale = in.scale;
-  const int V = cfg_.lanes;
   float* dst = outOnDevice ? out : nullptr;
   if (frames > 0 && !outOnDevice) {
     out_.ensure(frames * V * sizeof(float) + 16);
     dst = out_.get<float>();
   }
-  runDevice(src, frames, dst);
+  if (streamed) {
+    streamPieces(
+        gpu_, in, staging_.get(), frames, per, V, dst, out, outPinned,
+        // output frame f reads values up to (f + M − 1)·V + V − 1 of hist ++ fresh
+        [&](long long f1) { return std::min(src.length(), (f1 + M_ - 1) * (long long)V) - histLen_; },
+        [&](long long f0, long long f1) { runDevice(shiftSource(src, f0 * V), f1 - f0, dst + f0 * V); });
+  } else {
+    runDevice(src, frames, dst);
+  }
   // keep the M−1 frames before the next output frame
   const long long keepFrom = frames * V;
   const long long keep = std::max<long long>(0, src.length() - keepFrom);
   const int nxt = 1 - cur_;
   hist_[nxt].ensure((keep + 16) * sizeof(float));
   keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
-  if (frames > 0 && !outOnDevice) copyToHost(gpu_, out, dst, frames * V * sizeof(float), s);
-  gpu_.sync();
-  cur_ = nxt;
-  histLen_ = keep;
-}
-
-void Fir::processStreamed(const Input& in, long long frames, long long per, float* out, bool outPinned) {
-  const int V = cfg_.lanes;
-  staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
-  out_.ensure(frames * V * sizeof(float) + 16);
-  Source src{};
-  src.hist = hist_[cur_].get<float>();
-  src.histLen = histLen_;
-  src.fresh = staging_.get();
-  src.freshLen = in.values;
-  src.dtype = (int)in.dtype;
-  src.offset = in.offset;
-  src.scale = in.scale;
-  streamPieces(
-      gpu_, in, staging_.get(), frames, per, V, out_.get<float>(), out, outPinned,
-      // output frame f reads values up to (f + M − 1)·V + V − 1 of hist ++ fresh
-      [&](long long f1) { return std::min(src.length(), (f1 + M_ - 1) * (long long)V) - histLen_; },
-      [&](long long f0, long long f1) { runDevice(shiftSource(src, f0 * V), f1 - f0, out_.get<float>() + f0 * V); });
-  const long long keepFrom = frames * V;
-  const long long keep = std::max<long long>(0, src.length() - keepFrom);
-  const int nxt = 1 - cur_;
-  hist_[nxt].ensure((keep + 16) * sizeof(float));
-  keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), gpu_.stream());
+  if (frames > 0 && !outOnDevice && !streamed) copyToHost(gpu_, out, dst, frames * V * sizeof(float), s);
   gpu_.sync();
   cur_ = nxt;
   histLen_ = keep;

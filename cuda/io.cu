@@ -78,6 +78,10 @@ Source shiftSource(const Source& src, long long from) {
   return r;
 }
 
+long long streamPer(size_t bytesPerOutput, long long unit) {
+  return std::max<long long>(1, (long long)(kPiece / bytesPerOutput) / unit) * unit;
+}
+
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step) {

@@ -31,6 +31,8 @@ Source shiftSource(const Source& src, long long from);
  *  `unit` floats an output; none when outHost is null) overlap: uploads on stream 1, copies back on stream 2,
  *  events 4…8. At return the output is in outHost; gpu.stream() has queued every step and waits for the
  *  last upload (the rest of the input, for the kept tail). */
+/** Outputs a piece of streamPieces holds: about 8 MB of them, a multiple of `unit` (a processor's segment). */
+long long streamPer(size_t bytesPerOutput, long long unit);
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step);
@@ -120,7 +122,6 @@ class Fir {
   void runDevice(const Source& src, long long frames, float* outDev);
 
  private:
-  void processStreamed(const Input& in, long long frames, long long per, float* out, bool outPinned);
   Gpu& gpu_;
   FirConfig cfg_;
   int M_;

@@ -252,7 +252,7 @@ for (const { group, a, b } of rows) {
 }
 lines.push(
   'ms: kernel-only median (CUDA events, data on the device); ref: raw cuFFT, or for spectrogram/FIR/correlation the unfused',
-  'cuFFT pipeline; ratio = ref ms / cuda ms; e2e: from pinned host memory and back (FFT and FIR pipelined on two streams);',
+  'cuFFT pipeline; ratio = ref ms / cuda ms; e2e: from pinned host memory and back (FFT, FIR and correlation pipelined on two streams);',
   '%H2D: input bytes per e2e second over the pinned H2D bandwidth; error: relative L2 (FFT, FIR), max |dB| (spectrogram),',
   `max |score| (correlation) against float64. CuPy: ${
     Object.keys(cupy).length
