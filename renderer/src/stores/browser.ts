@@ -35,19 +35,27 @@ export const useBrowserStore = defineStore('browser', () => {
     );
   });
 
+  /** The newest list() call: an earlier one answering late (the folder shown on opening, when a path was
+   *  typed meanwhile) must not replace what was asked for last. */
+  let latest = 0;
+
   /** Lists `path` (default: the last folder shown, else the engine's default, the home folder). */
   async function list(path?: string): Promise<void> {
     const target = path ?? storage()?.getItem(BROWSER_DIR_KEY) ?? undefined;
+    const call = ++latest;
     loading.value = true;
     error.value = '';
     try {
-      listing.value = await connection.request('listDirectory', target ? { path: target } : {});
+      const result = await connection.request('listDirectory', target ? { path: target } : {});
+      if (call !== latest) return;
+      listing.value = result;
       try {
-        storage()?.setItem(BROWSER_DIR_KEY, listing.value.path);
+        storage()?.setItem(BROWSER_DIR_KEY, result.path);
       } catch {
         // Not remembered: fine.
       }
     } catch (e) {
+      if (call !== latest) return;
       error.value = e instanceof Error ? e.message : String(e);
       // A remembered folder that is gone: fall back to the default once.
       if (path === undefined && target !== undefined) {
@@ -56,7 +64,7 @@ export const useBrowserStore = defineStore('browser', () => {
         return list('');
       }
     } finally {
-      loading.value = false;
+      if (call === latest) loading.value = false;
     }
   }
 
