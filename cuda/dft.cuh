@@ -1,5 +1,6 @@
 // Small DFTs in registers (forward, e^{-2πi nk/R}), in natural order: v[k] = Σ_n v[n] W_R^{nk}.
-// Radix 2, 4, 8, 16 (split into radix-2/4 stages with constant twiddles), 3, 5, 7 (real/imaginary pairs).
+// Radix 2, 4, 8, 16 (split into radix-2/4 stages with constant twiddles), 3, 5, 7 (real/imaginary pairs), and
+// products of coprime ones (6, 10, 12, 14, 15, 20, 21, 24, 30) by the prime-factor algorithm.
 // Every index is a compile-time constant so the arrays stay in registers.
 #pragma once
 #include "common.cuh"
@@ -207,5 +208,60 @@ template <>
 __device__ __forceinline__ void dft<5>(float2* v) { dftPrime<5>(v); }
 template <>
 __device__ __forceinline__ void dft<7>(float2* v) { dftPrime<7>(v); }
+
+/** a⁻¹ mod m (a, m coprime), at compile time. */
+__host__ __device__ constexpr int invMod(int a, int m) {
+  for (int x = 1; x < m; x++)
+    if ((a * x) % m == 1) return x;
+  return 1;  // m = 1
+}
+
+// Coprime R = P·Q by Good–Thomas (prime-factor algorithm): input n = (Q·n1 + P·n2) mod R, output k with
+// k ≡ k1 (mod P), k ≡ k2 (mod Q). Then W_R^{nk} = W_P^{n1·k1} · W_Q^{n2·k2}: no twiddles between the two
+// stages, only index permutations, all compile-time constants.
+template <int P, int Q>
+__device__ __forceinline__ void dftPfa(float2* v) {
+  constexpr int R = P * Q;
+  static_assert(invMod(Q % P, P) * (Q % P) % P == 1 % P && invMod(P % Q, Q) * (P % Q) % Q == 1 % Q,
+                "dftPfa: P and Q must be coprime");
+  float2 y[R];
+#pragma unroll
+  for (int n2 = 0; n2 < Q; n2++) {
+    float2 a[P];
+#pragma unroll
+    for (int n1 = 0; n1 < P; n1++) a[n1] = v[(Q * n1 + P * n2) % R];
+    dft<P>(a);
+#pragma unroll
+    for (int k1 = 0; k1 < P; k1++) y[k1 * Q + n2] = a[k1];
+  }
+#pragma unroll
+  for (int k1 = 0; k1 < P; k1++) {
+    float2 b[Q];
+#pragma unroll
+    for (int n2 = 0; n2 < Q; n2++) b[n2] = y[k1 * Q + n2];
+    dft<Q>(b);
+#pragma unroll
+    for (int k2 = 0; k2 < Q; k2++) v[(k1 * Q * invMod(Q % P, P) + k2 * P * invMod(P % Q, Q)) % R] = b[k2];
+  }
+}
+// the radices of the mixed-radix register FFT (fft_kernels.cuh: every divisor of its elements per thread)
+template <>
+__device__ __forceinline__ void dft<6>(float2* v) { dftPfa<2, 3>(v); }
+template <>
+__device__ __forceinline__ void dft<10>(float2* v) { dftPfa<2, 5>(v); }
+template <>
+__device__ __forceinline__ void dft<12>(float2* v) { dftPfa<4, 3>(v); }
+template <>
+__device__ __forceinline__ void dft<14>(float2* v) { dftPfa<2, 7>(v); }
+template <>
+__device__ __forceinline__ void dft<15>(float2* v) { dftPfa<3, 5>(v); }
+template <>
+__device__ __forceinline__ void dft<20>(float2* v) { dftPfa<4, 5>(v); }
+template <>
+__device__ __forceinline__ void dft<21>(float2* v) { dftPfa<3, 7>(v); }
+template <>
+__device__ __forceinline__ void dft<24>(float2* v) { dftPfa<8, 3>(v); }
+template <>
+__device__ __forceinline__ void dft<30>(float2* v) { dftPfa<2, 15>(v); }
 
 }  // namespace ph

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 #include <sstream>
+#include <tuple>
 
 #include "fft.h"
 #define PH_MIXED_KERNEL
@@ -124,6 +125,117 @@ static void launchReg(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C
 
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
 
+// Mixed radix in registers
+
+/** The register plan of a smooth size L: E elements a thread (one of kMixElems, T = L/E threads a column within
+ *  the kernel's block limit) and radices dividing E (largest first), the fewest passes, then the fewest elements
+ *  a thread (fewer registers, more blocks an SM: measured on an H200, 1000 as 10·10·10 took 0.79 ms, as 20·10·5
+ *  0.96). False when no E fits L: the shared-memory kernel takes it. */
+static bool mixRegPlan(long long L, int& bestE, MixPlan& best) {
+  if (!fftTuning().mixedRegister || L < 2 || L > (1LL << 30)) return false;
+  size_t bestPasses = kMaxMixPasses + 1;
+  for (int E : kMixElems) {
+    if (L % E || L / E > mixMaxThreads(E) || (fftTuning().mixedElems && E != fftTuning().mixedElems)) continue;
+    std::vector<int> rads;  // divisors of E, descending
+    for (int r = E; r >= 2; r--)
+      if (E % r == 0) rads.push_back(r);
+    std::vector<int> cur, found;
+    std::function<void(long long)> rec = [&](long long rest) {
+      if (rest == 1) {
+        if (found.empty() || cur.size() < found.size()) found = cur;
+        return;
+      }
+      if (cur.size() >= (size_t)kMaxMixPasses || (!found.empty() && cur.size() + 1 >= found.size())) return;
+      for (int r : rads)
+        if (rest % r == 0 && (cur.empty() || r <= cur.back())) {
+          cur.push_back(r);
+          rec(rest / r);
+          cur.pop_back();
+        }
+    };
+    rec(L);
+    if (found.empty()) continue;
+    if (found.size() < bestPasses) {
+      bestPasses = found.size();
+      bestE = E;
+      best = MixPlan{};
+      best.L = (int)L;
+      best.T = (int)(L / E);
+      best.n = (int)found.size();
+      best.divT = makeFastDiv((unsigned)best.T);
+      int Ns = 1, tw = 0;
+      for (int i = 0; i < best.n; i++) {
+        best.r[i] = found[i];
+        best.Ns[i] = Ns;
+        best.divNs[i] = makeFastDiv((unsigned)Ns);
+        best.tw[i] = tw;
+        if (Ns > 1) tw += (found[i] - 1) * Ns;
+        Ns *= found[i];
+      }
+    }
+  }
+  return bestPasses <= (size_t)kMaxMixPasses;
+}
+
+static std::string mixRegDescribe(long long L) {
+  int E = 0;
+  MixPlan mp;
+  if (!mixRegPlan(L, E, mp)) return "shared memory";
+  std::ostringstream o;
+  o << "registers, ";
+  for (int i = 0; i < mp.n; i++) o << (i ? "·" : "") << mp.r[i];
+  return o.str();
+}
+
+template <int E, bool TRANS, bool PAD>
+static void launchMixK(Gpu& gpu, ColParams& p, const MixPlan& mp, cudaStream_t s) {
+  // strided passes: up to 16 columns (rows of 128 bytes) within the block limit; contiguous: about 128 threads
+  // (measured on an H200 against 256 and 512: 3000 1.13 / 1.49 / 1.49 ms, 375 1.07 / 1.26 / 1.48, 1536 0.70 /
+  // 0.74 / 0.74; 1200 1.34 / 1.29 / 1.30)
+  const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads : 128;
+  const int limit = TRANS ? mixMaxThreads(E) : std::min(aim, mixMaxThreads(E));
+  int C = 1;
+  while (2 * C * mp.T <= limit && 2 * C <= (TRANS ? 16 : kMaxTransCols)) C *= 2;
+  const size_t smem = (size_t)C * paddedLen(mp.L) * sizeof(float2);
+  gpu.allowSmem(fftColsMix<E, TRANS, PAD>, smem);
+  PH_LAUNCH(PH_K(fftColsMix<E, TRANS, PAD>), dim3((unsigned)ceilDiv(p.ncols, C)), dim3(C * mp.T), smem, s, p, mp);
+  PH_CHECK_LAUNCH("mixed-radix register FFT kernel launch");
+}
+
+template <int E>
+static void launchMixE(Gpu& gpu, ColParams& p, const MixPlan& mp, cudaStream_t s) {
+  const bool trans = p.transIn || p.transOut;
+  // Unpadded exchanges save the padding's integer work (measured on an H200: 3000 1.13 → 0.96 ms, 375 1.07 →
+  // 0.82, 1200 1.31 → 1.11, 1000 0.81 → 0.79), except where a pass writes its radix-r outputs r float2 apart
+  // with r a multiple of 8: 8 and more of a half-warp's writes meet in one bank pair (1536 = 24·8·8: 0.70
+  // padded, 0.76 unpadded).
+  bool pad = false;
+  for (int i = 0; i + 1 < mp.n; i++) pad = pad || mp.r[i] % 8 == 0;
+  if (fftTuning().mixedPad) pad = fftTuning().mixedPad == 1;
+  if (pad) {
+    if (trans) launchMixK<E, true, true>(gpu, p, mp, s);
+    else launchMixK<E, false, true>(gpu, p, mp, s);
+  } else {
+    if (trans) launchMixK<E, true, false>(gpu, p, mp, s);
+    else launchMixK<E, false, false>(gpu, p, mp, s);
+  }
+}
+
+static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStream_t s) {
+  static_assert(sizeof(kMixElems) / sizeof(int) == 8, "launchMix: one case per kMixElems entry");
+  switch (E) {
+    case 10: return launchMixE<10>(gpu, p, mp, s);
+    case 12: return launchMixE<12>(gpu, p, mp, s);
+    case 14: return launchMixE<14>(gpu, p, mp, s);
+    case 15: return launchMixE<15>(gpu, p, mp, s);
+    case 20: return launchMixE<20>(gpu, p, mp, s);
+    case 21: return launchMixE<21>(gpu, p, mp, s);
+    case 24: return launchMixE<24>(gpu, p, mp, s);
+    case 30: return launchMixE<30>(gpu, p, mp, s);
+    default: throw ArgumentError("mixed-radix register FFT: no kernel for this many elements a thread");
+  }
+}
+
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
     // up to 16 columns (rows of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads
@@ -166,6 +278,13 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     while (C & (C - 1)) C &= C - 1;  // a power of two: the kernel splits indices with shifts
     if (fftTuning().twiddleTable && gpu.prop().major == 9 && gpu.prop().minor == 0) launchReg<true>(gpu, L, p, s, C);
     else launchReg<false>(gpu, L, p, s, C);
+    return;
+  }
+  int E = 0;
+  MixPlan mp;
+  if (mixRegPlan(L, E, mp)) {
+    p.tab = gpu.mixedTable(L, mp.n, mp.r, true);
+    launchMix(gpu, E, p, mp, s);
     return;
   }
   const MixedRadix mr = mixedRadix(L);
@@ -260,13 +379,24 @@ static std::vector<long long> divisors(long long n) {
   return d;
 }
 
-// Fewest passes; then fewest mixed-radix factors; then the most balanced.
+static bool hasMixReg(long long L) {
+  int E = 0;
+  MixPlan mp;
+  return mixRegPlan(L, E, mp);
+}
+
+// Fewest passes; then fewest factors in the shared-memory mixed-radix kernel (no register plan: 44100 as
+// 441 × 100 rather than 210 × 210); then fewest mixed-radix factors; then the most balanced.
 static std::vector<long long> factorize(Gpu& gpu, long long n) {
   std::vector<long long> best;
   auto score = [&](const std::vector<long long>& f) {
-    long long mixed = 0, mx = 0;
-    for (long long x : f) { mixed += !isPow2(x); mx = std::max(mx, x); }
-    return std::make_pair(mixed, mx);
+    long long slow = 0, mixed = 0, mx = 0;
+    for (long long x : f) {
+      slow += !isPow2(x) && !hasMixReg(x);
+      mixed += !isPow2(x);
+      mx = std::max(mx, x);
+    }
+    return std::make_tuple(slow, mixed, mx);
   };
   const auto ds = divisors(n);
   for (int k = 2; k <= 3 && best.empty(); k++) {
@@ -326,7 +456,7 @@ std::string FftPlan::describe() const {
   switch (kind_) {
     case Kind::Copy: o << "identity"; break;
     case Kind::Reg: o << "1 pass (register, " << n_ << ")"; break;
-    case Kind::Mixed: o << "1 pass (mixed radix, " << n_ << ")"; break;
+    case Kind::Mixed: o << "1 pass (mixed radix, " << mixRegDescribe(n_) << ", " << n_ << ")"; break;
     case Kind::FourStep: {
       o << factors_.size() << " passes (";
       for (size_t i = 0; i < factors_.size(); i++) o << (i ? " x " : "") << factors_[i];

@@ -5,8 +5,9 @@
 //   plan.exec(in, out, batch, inverse, gpu.scratch(0, plan.scratchBytes(batch)), gpu.stream());
 //
 // Sizes: powers of two up to 16384 in one pass of the register kernel; other 2/3/5/7-smooth sizes up to
-// 4096 in one pass of the mixed-radix kernel; larger smooth sizes in two or three passes (four-step,
-// transposes folded into the passes); everything else by Bluestein's chirp-z through a power of two.
+// 4096 in one pass of a mixed-radix kernel (in registers where one fits, else in shared memory); larger
+// smooth sizes in two or three passes (four-step, transposes folded into the passes); everything else by
+// Bluestein's chirp-z through a power of two.
 #pragma once
 #include <string>
 #include <vector>
@@ -40,6 +41,16 @@ struct FftTuning {
   /** Twiddles between the passes of a power-of-two multi-pass plan from the two-level table of double-precision
    *  values (true) or by R/4 + 3 sincospif per thread (false: measured faster on an H200, v12). */
   bool passTwiddleTable = false;
+  /** Smooth sizes in the mixed-radix register kernels where one fits (true), or always in the shared-memory
+   *  kernel (false: the kernel they replaced, kept to measure against). */
+  bool mixedRegister = true;
+  /** Elements a thread of the mixed-radix register kernel (0: chosen; else this one of kMixElems where it fits). */
+  int mixedElems = 0;
+  /** Threads per block a contiguous mixed-radix register pass aims at (0: 128). */
+  int mixedThreads = 0;
+  /** Exchanges of the mixed-radix register kernel: 0 as measured best (padded one float2 in 16 where a radix
+   *  before the last is a multiple of 8, else unpadded), 1 padded, 2 unpadded (each address a pointer step). */
+  int mixedPad = 0;
 };
 FftTuning& fftTuning();
 

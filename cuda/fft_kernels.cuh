@@ -1,6 +1,7 @@
 // Device code of the complex FFT: the register Stockham transform for power-of-two sizes (compile-time
-// size), the shared-memory transform for mixed radix 2/3/4/5/7/8/16 (run-time size), and the "column"
-// kernels that apply either to a batch of transforms laid out with arbitrary strides — which is what the
+// size), the register transform for smooth sizes (compile-time elements per thread, run-time radices), the
+// shared-memory transform for mixed radix 2/3/4/5/7/8/16 (run-time size, every other smooth size), and the
+// "column" kernels that apply either to a batch of transforms laid out with arbitrary strides — which is what the
 // one-pass batched FFT, each pass of the four-step FFT and each pass of the 2D FFT are.
 //
 // Stockham autosort pass (radix r, Ns = product of the radices before it), for each job jj < L/r:
@@ -191,31 +192,72 @@ __device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict
   return cmul(__ldg(hi + (x >> sh)), __ldg(lo + (x & ((1LL << sh) - 1))));
 }
 
+/** x / d for 32-bit x by a multiply-high and a shift (d ≥ 1 fixed on the host). */
+struct FastDiv {
+  unsigned d, mul, shift;
+};
+inline FastDiv makeFastDiv(unsigned d) {
+  FastDiv f{d, 0, 0};
+  unsigned l = 0;
+  while ((1ull << l) < d) l++;
+  f.shift = l;
+  f.mul = (unsigned)((((1ull << l) - d) << 32) / d + 1);
+  return f;
+}
+__host__ __device__ __forceinline__ unsigned fdiv(unsigned x, const FastDiv& f) {
+#ifdef __CUDA_ARCH__
+  const unsigned hi = __umulhi(x, f.mul);
+#else
+  const unsigned hi = (unsigned)(((unsigned long long)x * f.mul) >> 32);
+#endif
+  return (unsigned)(((unsigned long long)hi + x) >> f.shift);
+}
+
 constexpr int kMaxTransCols = 64;
 /** Registers of the kernel for passes with a transposed side, L ≤ 256 (at 64 it spilled 36 bytes). Measured on
  *  an H200 (v11): 72 took 2^15 from 1.24 to 1.17 ms; at L ≥ 512 (512-thread blocks: one block per SM) it lost
  *  20 %, so those keep 64. */
 constexpr int kTransMaxRegs = 72;
 
-/** Batched FFT of size L (power of two) along columns; C = blockDim.x / T columns per block. */
-template <int L, bool TABLE, int R, bool TRANS>
-__device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
-  constexpr int T = L / R;
-  constexpr bool kFlat = !TRANS && T < 4;  // measured: L ≤ 32 gains 2–4×, L = 64 loses 8 %
+/** The shape of the register power-of-two FFT for fftColsBody: size L, R elements a thread, T = L/R threads a
+ *  column, all compile-time. */
+template <int L, bool TABLE, int R>
+struct RegShape {
+  static constexpr int E = R;
+  /** A plain batch loads through shared memory (T < 4): measured, L ≤ 32 gains 2–4×, L = 64 loses 8 %. */
+  static constexpr bool kFlatSmall = L / R < 4;
+  __device__ static constexpr int threads() { return L / R; }
+  __device__ static constexpr int len() { return L; }
+  __device__ static void split(int tid, int& c, int& j) {
+    c = tid / (L / R);
+    j = tid % (L / R);
+  }
+  __device__ static int colOff(int c, bool swz) { return ph::colOff<L>(c, swz); }
+  __device__ static void transform(float2 (&v)[R], float2* sm, int j, const float2* tab) { regFft<L, TABLE, R>(v, sm, j, tab); }
+};
+
+/** Batched FFT along columns, of the shape S (RegShape, MixShape): each column's T = sh.threads() threads hold
+ *  S::E elements each, element j + e·T in thread j; C = blockDim.x / T columns per block. */
+template <class S, bool TRANS>
+__device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
+  constexpr int R = S::E;
+  const int T = sh.threads();
+  constexpr bool kFlat = !TRANS && S::kFlatSmall;
   PH_DYN_SMEM(float2, smem);
   __shared__ long long bases[2][kMaxTransCols];
   const int C = blockDim.x / T;  // a power of two
   const int logC = 31 - __clz(C);
   const int tid = threadIdx.x;
-  const int c = tid / T, j = tid % T;
+  int c, j;
+  sh.split(tid, c, j);
   const long long col0 = (long long)blockIdx.x * C;
   const long long col = col0 + c;
   const bool active = col < p.ncols;
   const bool swz = p.swz != 0;
-  float2* sm = smem + colOff<L>(c, swz);
+  float2* sm = smem + sh.colOff(c, swz);
   float2 v[R];
   // a plain batch's element i of the block's stretch, in its column's padded buffer
-  auto flatAt = [&](int i) -> float2& { return smem[colOff<L>(i / L, swz) + pad16(i % L)]; };
+  auto flatAt = [&](int i) -> float2& { return smem[sh.colOff(i / sh.len(), swz) + pad16(i % sh.len())]; };
 
   if (TRANS && (p.transIn || p.transOut)) {
     if (tid < C && tid < kMaxTransCols) {
@@ -237,7 +279,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
       const long long step = (long long)T * p.si.ls;
 #pragma unroll
       for (int e = 0; e < R; e++) v[e] = tActive ? src[e * step] : make_float2(0.f, 0.f);
-      float2* tsm = smem + colOff<L>(tc, swz);
+      float2* tsm = smem + sh.colOff(tc, swz);
 #pragma unroll
       for (int e = 0; e < R; e++) tsm[pad16(tl + e * T)] = v[e];
     }
@@ -249,7 +291,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     // the block's C columns are one stretch of C·L = R·blockDim elements: read it coalesced, then each
     // thread takes its column's elements from shared memory (with T < 4 threads per column, direct loads
     // touch 8·T-byte pieces of 32/T columns per warp instruction)
-    const long long base = col0 * L, end = p.ncols * L;
+    const long long base = col0 * sh.len(), end = p.ncols * sh.len();
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const long long i = base + tid + e * (long long)blockDim.x;
@@ -274,7 +316,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     for (int e = 0; e < R; e++) v[e].y = -v[e].y;
   }
 
-  regFft<L, TABLE, R>(v, sm, j, p.tab);
+  sh.transform(v, sm, j, p.tab);
 
   if (p.twN && p.twPow2) {
     // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
@@ -324,7 +366,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
     for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
     __syncthreads();
     const int tc = tid & (C - 1), tl = tid >> logC;
-    const float2* tsm = smem + colOff<L>(tc, swz);
+    const float2* tsm = smem + sh.colOff(tc, swz);
 #pragma unroll
     for (int e = 0; e < R; e++) v[e] = tsm[pad16(tl + e * T)];
     if (col0 + tc < p.ncols) {
@@ -338,7 +380,7 @@ __device__ __forceinline__ void fftColsRegBody(const ColParams& p) {
 #pragma unroll
     for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
     __syncthreads();
-    const long long base = col0 * L, end = p.ncols * L;
+    const long long base = col0 * sh.len(), end = p.ncols * sh.len();
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const int i = tid + e * blockDim.x;
@@ -368,35 +410,134 @@ __global__ void __maxnreg__(TRANS && L <= 256 ? kTransMaxRegs : (R > 16 ? 128 : 
   } else
 #endif
   {
-    fftColsRegBody<L, TABLE, R, TRANS>(p);
+    fftColsBody<RegShape<L, TABLE, R>, TRANS>(p, RegShape<L, TABLE, R>{});
   }
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Mixed radix, run-time size: the whole column in shared memory (two buffers), jobs spread over the
-// threads. Divisions by run-time sizes go through multiply-high (FastDiv); twiddles come in rows like the
-// register FFT's (pass i: rows k < Ns of r entries W_{Ns·r}^{k·m}, from row offset tw[i]).
+// Mixed radix in registers (smooth sizes): E elements a thread (compile time), T = L/E threads a column and
+// the passes (run time), every radix a divisor of E, so that each pass is E/r radix-r butterflies per thread on
+// its own registers, exactly like the power-of-two kernel (thread j owns elements j + e·T before and after every
+// pass; exchanges through shared memory between passes). The radices' DFTs are compile-time code (dft.cuh);
+// one kernel per E serves every size whose factors fit it (fft.cu chooses E and the radices).
 
-/** x / d for 32-bit x by a multiply-high and a shift (d ≥ 1 fixed on the host). */
-struct FastDiv {
-  unsigned d, mul, shift;
+constexpr int kMaxMixPasses = 8;
+struct MixPlan {
+  int L, T, n;                // size, threads a column (L / E), passes
+  int r[kMaxMixPasses];       // radices, each dividing E
+  int Ns[kMaxMixPasses];      // product of the radices before pass i
+  int tw[kMaxMixPasses];      // pass i's twiddles (i ≥ 1): rows m = 1…r−1 of Ns entries W_{Ns·r}^{k·m}, from tw[i]
+  FastDiv divNs[kMaxMixPasses];
+  FastDiv divT;               // thread → (column, j)
 };
-inline FastDiv makeFastDiv(unsigned d) {
-  FastDiv f{d, 0, 0};
-  unsigned l = 0;
-  while ((1ull << l) < d) l++;
-  f.shift = l;
-  f.mul = (unsigned)((((1ull << l) - d) << 32) / d + 1);
-  return f;
+
+/** One Stockham pass of radix r on the E registers of thread j (E/r jobs jj = j + q·T); `last`: the result
+ *  stays in v (element j + e·T), otherwise it goes to the column's shared buffer `sm` in pass order (PAD: one
+ *  float2 of padding every 16, else unpadded, every address a pointer step of Ns). */
+template <int E, int r, bool PAD>
+__device__ __forceinline__ void mixPass(float2 (&v)[E], float2* sm, int j, const MixPlan& mp, int i,
+                                        const float2* __restrict__ tab, bool last) {
+  constexpr int Q = E / r;
+  static_assert(E % r == 0, "mixPass: the radix must divide the elements per thread");
+  const int T = mp.T, Ns = mp.Ns[i];
+#pragma unroll
+  for (int q = 0; q < Q; q++) {
+    const int jj = j + q * T;
+    const int k = jj - (int)fdiv((unsigned)jj, mp.divNs[i]) * Ns;
+    float2 u[r];
+#pragma unroll
+    for (int m = 0; m < r; m++) u[m] = v[q + m * Q];
+    if (Ns > 1) {
+      // rows by m, entries by k: the threads of a warp (consecutive k) read one contiguous stretch; plain
+      // loads, not __ldg (read-only loads may be hoisted above the barriers into registers)
+      const float2* row = tab + mp.tw[i] + k;
+#pragma unroll
+      for (int m = 1; m < r; m++, row += Ns) u[m] = cmul(u[m], *row);
+    }
+    dft<r>(u);
+    if (last) {
+#pragma unroll
+      for (int m = 0; m < r; m++) v[q + m * Q] = u[m];
+    } else if constexpr (PAD) {
+      const int dst = (jj - k) * r + k;
+#pragma unroll
+      for (int m = 0; m < r; m++) sm[pad16(dst + m * Ns)] = u[m];
+    } else {
+      float2* d = sm + (jj - k) * r + k;
+#pragma unroll
+      for (int m = 0; m < r; m++, d += Ns) *d = u[m];
+    }
+  }
 }
-__host__ __device__ __forceinline__ unsigned fdiv(unsigned x, const FastDiv& f) {
-#ifdef __CUDA_ARCH__
-  const unsigned hi = __umulhi(x, f.mul);
-#else
-  const unsigned hi = (unsigned)(((unsigned long long)x * f.mul) >> 32);
-#endif
-  return (unsigned)(((unsigned long long)hi + x) >> f.shift);
+
+/** Forward FFT of the plan's size L held as v[e] = x[j + e·T]; same layout out. Every thread of the block
+ *  must call it (the exchanges synchronize the block). */
+template <int E, bool PAD>
+__device__ __forceinline__ void mixFft(float2 (&v)[E], float2* sm, int j, const MixPlan& mp, const float2* tab) {
+  for (int i = 0; i < mp.n; i++) {
+    const bool last = i == mp.n - 1;
+    switch (mp.r[i]) {
+#define PH_MIX_CASE(R) \
+  case R:              \
+    if constexpr (E % R == 0) mixPass<E, R, PAD>(v, sm, j, mp, i, tab, last); \
+    break;
+      PH_MIX_CASE(2) PH_MIX_CASE(3) PH_MIX_CASE(4) PH_MIX_CASE(5) PH_MIX_CASE(6) PH_MIX_CASE(7) PH_MIX_CASE(8)
+      PH_MIX_CASE(10) PH_MIX_CASE(12) PH_MIX_CASE(14) PH_MIX_CASE(15) PH_MIX_CASE(20) PH_MIX_CASE(21)
+      PH_MIX_CASE(24) PH_MIX_CASE(30)
+#undef PH_MIX_CASE
+      default: break;
+    }
+    if (!last) {
+      __syncthreads();
+      if constexpr (PAD) {
+#pragma unroll
+        for (int e = 0; e < E; e++) v[e] = sm[pad16(j + e * mp.T)];
+      } else {
+        const float2* s = sm + j;
+#pragma unroll
+        for (int e = 0; e < E; e++, s += mp.T) v[e] = *s;
+      }
+      __syncthreads();
+    }
+  }
 }
+
+/** The shape of the mixed-radix register FFT for fftColsBody (odd column stride in shared memory). */
+template <int kE, bool PAD>
+struct MixShape {
+  static constexpr int E = kE;
+  static constexpr bool kFlatSmall = false;
+  const MixPlan& mp;
+  __device__ int threads() const { return mp.T; }
+  __device__ int len() const { return mp.L; }
+  __device__ void split(int tid, int& c, int& j) const {
+    c = (int)fdiv((unsigned)tid, mp.divT);
+    j = tid - c * mp.T;
+  }
+  __device__ int colOff(int c, bool) const { return c * paddedLen(mp.L); }
+  __device__ void transform(float2 (&v)[E], float2* sm, int j, const float2* tab) const {
+    mixFft<E, PAD>(v, sm, j, mp, tab);
+  }
+};
+
+/** Elements per thread of the mixed-radix register kernels (fft.cu instantiates one kernel pair per value). */
+constexpr int kMixElems[] = {10, 12, 14, 15, 20, 21, 24, 30};
+/** Threads per block at most: 512 up to 16 elements a thread, 256 above. */
+__host__ __device__ constexpr int mixMaxThreads(int E) { return E > 16 ? 256 : 512; }
+/** Registers a thread (ptxas, sm_90): about what each uses unbounded (E = 10 61, 12 69 — 4 bytes spill at 72 —,
+ *  14 94, 15 91, 20 125, 21 128, 24 128), except at E = 30 (171 unbounded: one 200-thread block an SM), where
+ *  144 keeps two with 96–116 bytes of spills. */
+__host__ __device__ constexpr int mixRegs(int E) { return E <= 12 ? 72 : E <= 16 ? 96 : E <= 24 ? 128 : 144; }
+
+template <int E, bool TRANS, bool PAD>
+__global__ void __maxnreg__(mixRegs(E)) fftColsMix(ColParams p, MixPlan mp) {
+  fftColsBody<MixShape<E, PAD>, TRANS>(p, MixShape<E, PAD>{mp});
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mixed radix, run-time size (the smooth sizes no register kernel above fits): the whole column in shared
+// memory (two buffers), jobs spread over the threads. Divisions by run-time sizes go through multiply-high (FastDiv); twiddles come in rows like the
+// register FFT's (pass i: rows k < Ns of r entries W_{Ns·r}^{k·m}, from row offset tw[i]).
 
 constexpr int kMaxPasses = 24;
 struct MixedRadix {

@@ -107,17 +107,23 @@ const float2* Gpu::regTable(long long L) {
   return upload(std::move(h), key);
 }
 
-const float2* Gpu::mixedTable(long long L, int n, const int* radices) {
-  const std::string key = "m" + std::to_string(L);
+const float2* Gpu::mixedTable(long long L, int n, const int* radices, bool byM) {
+  std::string key = (byM ? "q" : "m") + std::to_string(L);
+  for (int i = 0; i < n; i++) key += ":" + std::to_string(radices[i]);
   auto it = tables_.find(key);
   if (it != tables_.end()) return it->second.get<float2>();
+  // pass i after the first: W_{Ns·r}^{k·m}, k < Ns, m < r; rows by k (all m) or, byM, rows by m ≥ 1 (all k)
   std::vector<float2> h;
   long long Ns = 1;
   for (int i = 0; i < n; i++) {
     const long long r = radices[i];
-    if (Ns > 1)
+    if (Ns > 1 && byM) {
+      for (long long m = 1; m < r; m++)
+        for (long long k = 0; k < Ns; k++) h.push_back(w(k * m, Ns * r));
+    } else if (Ns > 1) {
       for (long long k = 0; k < Ns; k++)
         for (long long m = 0; m < r; m++) h.push_back(w(k * m, Ns * r));
+    }
     Ns *= r;
   }
   if (h.empty()) h.push_back(make_float2(1.f, 0.f));

@@ -82,8 +82,9 @@ class Gpu {
   const float2* table(long long L);
   /** The register FFT's twiddle rows for size L (see regRowOffset). */
   const float2* regTable(long long L);
-  /** The mixed-radix FFT's twiddle rows for size L with these radices. */
-  const float2* mixedTable(long long L, int n, const int* radices);
+  /** The mixed-radix FFTs' twiddle rows for size L with these radices: by k (the shared-memory kernel) or, byM,
+   *  by m (the register kernel, MixPlan::tw). */
+  const float2* mixedTable(long long L, int n, const int* radices, bool byM = false);
   /** Two-level table for W_N^x: hi[x >> shift] · lo[x & (2^shift − 1)]. */
   TwoLevel twoLevel(long long N);
   /** Cached plan for size n. */

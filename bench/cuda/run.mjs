@@ -127,6 +127,9 @@ for (const [tune, n, what] of [
   [{ swizzle: false }, 2 ** 21, 'the odd-stride shared layout'],
   [{ passTwiddleTable: true }, 2 ** 20, 'pass twiddles from the two-level table'],
   [{ contigThreads: 256 }, 64, '256 threads per block'],
+  [{ mixedRegister: false }, 1000, 'the shared-memory mixed-radix kernel'],
+  [{ mixedRegister: false }, 3000, 'the shared-memory mixed-radix kernel'],
+  [{ mixedRegister: false }, 48000, 'the shared-memory mixed-radix kernel'],
 ]) {
   if (smoke && n > 2 ** 13) continue;
   await ctx.setTuning(tune);
@@ -148,7 +151,6 @@ for (const [op, n] of [
   v.impl = 'cuda-maxH4096';
   notes.push(`${op} ${n} with segments ≤ 4096-point FFTs: ${fmt(v.kernelMs)} ms (${v.plan})`);
 }
-await ctx.setTuning({});
 let switchAt = 0;
 for (const taps of smoke ? [8, 64] : [1, 2, 3, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
   const d = await measure('variant-fir-switch', 'fir-direct', taps, firSamples, false, 10, false);

@@ -4,29 +4,38 @@
 // (CUDA events inside the addon, median of 10 runs), 2^27 complex samples per run.
 //
 //   node bench/cuda/sweep.mjs [--sizes 8192,1048576] [--variants '[{"stridedCols":16}, …]']
+//   node bench/cuda/sweep.mjs --op spectrogram-i16 --sizes 4096 --total 67108864 --variants …
+// Other ops than fft (rfft, spectrogram-*, fir, corr…; the reference is the benchmark's, cuFFT or the unfused
+// cuFFT pipeline) take --total as the benchmark's batch (samples), not divided by n.
 import { parseArgs } from 'node:util';
 import { openDevice } from './device.mjs';
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: 'string' }, variants: { type: 'string' }, total: { type: 'string' } },
+  options: {
+    sizes: { type: 'string' },
+    variants: { type: 'string' },
+    total: { type: 'string' },
+    op: { type: 'string' },
+  },
 });
 const { ctx, info } = await openDevice();
 const total = Number(args.total ?? 2 ** 27);
 const sizes = (args.sizes ?? '8192,16384,32768,65536,1048576,4194304,16777216').split(',').map(Number);
 const variants = JSON.parse(args.variants ?? '[{}]');
+const op = args.op ?? 'fft';
 console.log(`device: ${info.device}`);
 const ms = (r) => (r.available === false ? NaN : r.kernelMs);
 for (const n of sizes) {
-  const batch = Math.max(1, Math.floor(total / n));
+  const batch = op === 'fft' || op === 'rfft' ? Math.max(1, Math.floor(total / n)) : total;
   await ctx.setTuning({});
   const ref = await ctx
-    .benchmark('fft', n, batch, true, 10, false)
+    .benchmark(op, n, batch, true, 10, false)
     .catch((e) => ({ available: false, reason: e.message }));
   const cells = [];
   for (const v of variants) {
     await ctx.setTuning(v);
     const r = await ctx
-      .benchmark('fft', n, batch, false, 10, false)
+      .benchmark(op, n, batch, false, 10, false)
       .catch((e) => ({ available: false, reason: e.message }));
     cells.push(
       r.available === false
@@ -35,8 +44,8 @@ for (const n of sizes) {
     );
   }
   const refText =
-    ref.available === false ? `cuFFT not measured (${ref.reason})` : `cuFFT ${ms(ref).toFixed(3)} ms`;
-  console.log(`n=${n} ${refText}\n  ${cells.join('\n  ')}`);
+    ref.available === false ? `reference not measured (${ref.reason})` : `reference ${ms(ref).toFixed(3)} ms`;
+  console.log(`${op} n=${n} ${refText}\n  ${cells.join('\n  ')}`);
 }
 await ctx.setTuning({});
 await ctx.dispose();

@@ -54,11 +54,14 @@ int main(int argc, char** argv) {
   std::vector<long long> sizes;
   for (int i = 1; i < argc; i++) sizes.push_back(atoll(argv[i]));
   if (sizes.empty()) sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
-                              3, 5, 6, 7, 12, 15, 100, 1000, 3000, 48000, 11, 13, 17, 97, 1009, 12289};
+                              3, 5, 6, 7, 9, 12, 15, 96, 100, 196, 225, 343, 375, 441, 1000, 1200, 1536, 3000,
+                              44100, 48000, 11, 13, 17, 97, 1009, 12289};
   if (const char* e = std::getenv("PHASOR_ONEPASS_MAX")) ph::fftTuning().onePassMax = atoll(e);
   if (const char* e = std::getenv("PHASOR_FACTOR_MAX")) ph::fftTuning().factorMax = atoll(e);
   if (std::getenv("PHASOR_SINCOS")) ph::fftTuning().twiddleTable = false;
   if (const char* e = std::getenv("PHASOR_SWIZZLE")) ph::fftTuning().swizzle = atoi(e) != 0;
+  if (const char* e = std::getenv("PHASOR_MIXED_PAD")) ph::fftTuning().mixedPad = atoi(e);
+  if (const char* e = std::getenv("PHASOR_MIXED_ELEMS")) ph::fftTuning().mixedElems = atoi(e);
   ph::Gpu gpu(0);
   std::mt19937 rng(7);
   std::normal_distribution<double> nd;

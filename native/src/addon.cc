@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, osMaxH }): plan choices, for benchmark variants
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, osMaxH }): plan choices, for benchmark variants
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -322,6 +322,10 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("contigThreads")) tune.contigThreads = (int)num(o.Get("contigThreads"));
     if (o.Has("swizzle")) tune.swizzle = flag(o.Get("swizzle"));
     if (o.Has("passTwiddleTable")) tune.passTwiddleTable = flag(o.Get("passTwiddleTable"));
+    if (o.Has("mixedRegister")) tune.mixedRegister = flag(o.Get("mixedRegister"));
+    if (o.Has("mixedElems")) tune.mixedElems = (int)num(o.Get("mixedElems"));
+    if (o.Has("mixedThreads")) tune.mixedThreads = (int)num(o.Get("mixedThreads"));
+    if (o.Has("mixedPad")) tune.mixedPad = (int)num(o.Get("mixedPad"));
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;

@@ -26,12 +26,14 @@ function refBatch(x: Float32Array, n: number, inverse: boolean): Float64Array {
 }
 
 describe('CUDA fft', () => {
-  // powers of two through every pass layout, smooth sizes (mixed radix, four-step), primes (Bluestein)
+  // powers of two through every pass layout, smooth sizes (mixed radix in registers with each number of
+  // elements a thread — 10/20: 100, 1000; 12/24: 96, 1536; 14: 196; 15: 225, 375; 21: 441; 30: 1200, 3000 — and
+  // in shared memory: 6, 9, 343; four-step with mixed factors), primes (Bluestein)
   const small = [
-    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 3, 5, 6, 7, 12, 15, 100, 1000, 3000, 17, 97,
-    1009,
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 3, 5, 6, 7, 9, 12, 15, 96, 100, 196, 225, 343,
+    375, 441, 1000, 1200, 1536, 3000, 17, 97, 1009,
   ];
-  const large = [8192, 16384, 32768, 65536, 1 << 20, 48000, 12289, 65537];
+  const large = [8192, 16384, 32768, 65536, 1 << 20, 48000, 44100, 12289, 65537];
   it('[needs-gpu] matches float64 for powers of two, smooth sizes and primes, forward and inverse', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const sizes = gpu.emulation ? small.filter((n) => n <= 1024) : [...small, ...large];

@@ -75,6 +75,10 @@ export interface NativeContext {
     contigThreads?: number;
     swizzle?: boolean;
     passTwiddleTable?: boolean;
+    mixedRegister?: boolean;
+    mixedElems?: number;
+    mixedThreads?: number;
+    mixedPad?: number;
     osMaxH?: number;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
