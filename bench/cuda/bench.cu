@@ -456,7 +456,8 @@ Result measure(ph::Gpu& gpu, const std::string& op, long long n, long long batch
     r.bytes = 2.0 * frames * V * 4;
     r.samplesPerSecond = (double)frames / (r.kernelMs * 1e-3);
     const long long check = std::min<long long>(frames, 16384);
-    auto hin = toHost<float>(in.get(), (size_t)((check + n) * V));
+    const long long have = std::min(check + n, frames);  // frames past the input read as zeros
+    auto hin = toHost<float>(in.get(), (size_t)(have * V));
     auto hout = toHost<float>(out.get(), (size_t)(check * V));
     double num = 0, den = 0;
     for (long long f = 0; f < check; f++)
@@ -464,7 +465,7 @@ Result measure(ph::Gpu& gpu, const std::string& op, long long n, long long batch
         double acc = 0;
         for (long long k = 0; k < n; k++) {
           const long long at = f + n - 1 - k;  // source frame 0 is output frame −(M−1)
-          if (at >= 0) acc += taps[k] * hin[at * V + v];
+          if (at >= 0 && at < have) acc += taps[k] * hin[at * V + v];
         }
         num += (hout[f * V + v] - acc) * (hout[f * V + v] - acc);
         den += acc * acc;
