@@ -43,9 +43,60 @@ __device__ __forceinline__ void emitRow(const float* P, const SpecParams& p, lon
   }
 }
 
-// H: complex FFT size (complex input: n = H; real input: n = 2H).
-template <int H, bool REAL>
-__global__ void __launch_bounds__(512, 2) kSpecFused(SpecParams p) {
+/** The register budget of the fused kernel: blocks of C·T threads (about 256), at least `kSpecBlocks` of them an
+ *  SM; 64 registers (two 512-thread or four 256-thread blocks) spilled (ncu, H200: 1.6 M local requests at
+ *  H = 2048, v14), three 256-thread blocks leave 85. */
+template <int H>
+__host__ __device__ constexpr int specThreads() { return H / regRadix(H) > 256 ? H / regRadix(H) : 256; }
+constexpr int kSpecBlocks = 3;
+
+/** Calls body(get2) with get2(m) = the values (2m, 2m + 1) of the Source from `lo` on. When they lie in the block
+ *  just pushed and the pair is aligned (the common case), get2 is one two-value typed load. */
+template <class B>
+__device__ __forceinline__ void withPairs(const Source& s, long long lo, long long hi, B&& body) {
+  if (lo >= s.histLen && hi <= s.histLen + s.freshLen) {
+    const long long at = lo - s.histLen;
+    const float off = s.offset, sc = s.scale;
+    const size_t vb = s.dtype == 3 ? 2 : s.dtype == 0 ? 4 : 1;
+    const char* q = static_cast<const char*>(s.fresh) + at * (long long)vb;
+    if ((reinterpret_cast<uintptr_t>(q) & (2 * vb - 1)) == 0) {
+      switch (s.dtype) {
+        case 1: {
+          const uchar2* p = reinterpret_cast<const uchar2*>(q);
+          body([=](int m) { const uchar2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
+          return;
+        }
+        case 2: {
+          const char2* p = reinterpret_cast<const char2*>(q);
+          body([=](int m) { const char2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
+          return;
+        }
+        case 3: {
+          const short2* p = reinterpret_cast<const short2*>(q);
+          body([=](int m) { const short2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
+          return;
+        }
+        default: {
+          const float2* p = reinterpret_cast<const float2*>(q);
+          body([=](int m) { return p[m]; });
+          return;
+        }
+      }
+    }
+  }
+  body([&](int m) { return make_float2(s.at(lo + 2 * m), s.at(lo + 2 * m + 1)); });
+}
+
+/** dB levels of the bins a thread holds, straight to the row (no reduction to columns): bin k of value pw. */
+__device__ __forceinline__ void putBin(const SpecParams& p, float* row, float* lin, int k, float pw) {
+  row[k] = toDb(pw, p.floorDb);
+  if (lin) lin[k] = pw;
+}
+
+// H: complex FFT size (complex input: n = H; real input: n = 2H). TW: twiddles from table rows (fewer
+// instructions) or computed (fewer loads); each measured (bench/cuda/run.mjs variants).
+template <int H, bool REAL, bool TW>
+__global__ void __launch_bounds__(specThreads<H>(), specThreads<H>() > 256 ? 1 : kSpecBlocks) kSpecFused(SpecParams p) {
   constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H);
   PH_DYN_SMEM(float2, smem);
   const int C = blockDim.x / T;
@@ -55,27 +106,49 @@ __global__ void __launch_bounds__(512, 2) kSpecFused(SpecParams p) {
   float2* sm = smem + c * PL;
   float2 v[R];
   const long long base = f * p.hop;
+  // both layouts read value pairs: real frames as z[m] = x[2m] + i·x[2m+1], complex ones as samples
   const long long first = REAL ? base : 2 * base;
-  withSource(p.src, first, first + (REAL ? p.n : 2 * p.n), [&](auto get) {
+  withPairs(p.src, first, first + 2 * H, [&](auto get2) {
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const int m = j + e * T;
       float2 z = make_float2(0.f, 0.f);
       if (active) {
+        z = get2(m);
         if (REAL) {
           const float2 w = __ldg(reinterpret_cast<const float2*>(p.window) + m);
-          z.x = get(base + 2 * m) * w.x;
-          z.y = get(base + 2 * m + 1) * w.y;
+          z.x *= w.x;
+          z.y *= w.y;
         } else {
           const float w = __ldg(p.window + m);
-          z.x = get(2 * (base + m)) * w;
-          z.y = get(2 * (base + m) + 1) * w;
+          z.x *= w;
+          z.y *= w;
         }
       }
       v[e] = z;
     }
   });
-  regFft<H, true>(v, sm, j, p.tab);
+  regFft<H, TW>(v, sm, j, p.tab);
+  float* row = p.rows + f * p.width;
+  float* lin = p.linear ? p.linear + f * p.width : nullptr;
+  if (!p.reduce) {
+    // every bin is a column: levels straight from the registers, each warp's stores contiguous
+    if constexpr (REAL) {
+      realSplit<H>(v, sm, j, p.wL, [&](int, int k, float2 xk, float2 xh) {
+        if (!active) return;
+        putBin(p, row, lin, k, norm2(xk) * (k == 0 ? p.normEdge : p.norm));
+        if (k == 0) putBin(p, row, lin, H, norm2(xh) * p.normEdge);
+      });
+    } else if (active) {
+#pragma unroll
+      for (int e = 0; e < R; e++) {
+        const int k = j + e * T;
+        putBin(p, row, lin, (k + H / 2) & (H - 1), norm2(v[e]) * p.norm);
+      }
+    }
+    return;
+  }
+  // columns are maxima over bins: powers through shared memory
   float* P = reinterpret_cast<float*>(sm);
   if constexpr (REAL) {
     float pw[R];
@@ -171,13 +244,21 @@ __global__ void kFill(float* p, long long n, float v) {
 
 static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
+bool& specTwiddleTable() {
+  static bool table = true;
+  return table;
+}
+
 template <int H, bool REAL>
 static void launchSpecT(Gpu& gpu, SpecParams& p, cudaStream_t s) {
   constexpr int T = H / regRadix(H);
-  const int C = std::max(1, 256 / T);
+  const int C = specThreads<H>() / T;
   const size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
-  gpu.allowSmem(kSpecFused<H, REAL>, smem);
-  PH_LAUNCH(PH_K(kSpecFused<H, REAL>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
+  const bool table = specTwiddleTable();
+  if (table) gpu.allowSmem(kSpecFused<H, REAL, true>, smem);
+  else gpu.allowSmem(kSpecFused<H, REAL, false>, smem);
+  if (table) PH_LAUNCH(PH_K(kSpecFused<H, REAL, true>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
+  else PH_LAUNCH(PH_K(kSpecFused<H, REAL, false>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
   PH_CHECK_LAUNCH("spectrogram kernel");
 }
 
@@ -249,7 +330,7 @@ void Spectrogram::runDevice(const Source& src, long long count, float* rowsDev, 
   p.linear = linDev;
   if (fused_) {
     const int H = (int)(cfg_.complex ? cfg_.n : cfg_.n / 2);
-    p.tab = gpu_.regTable(H);  // table rows: fewer instructions than computed twiddles (SM-bound kernel)
+    p.tab = specTwiddleTable() ? gpu_.regTable(H) : nullptr;
     p.wL = gpu_.table(cfg_.n);
     if (cfg_.complex ? launchSpec<false>(gpu_, H, p, s) : launchSpec<true>(gpu_, H, p, s)) return;
   }

@@ -151,6 +151,13 @@ for (const [op, n] of [
   v.impl = 'cuda-maxH4096';
   notes.push(`${op} ${n} with segments ≤ 4096-point FFTs: ${fmt(v.kernelMs)} ms (${v.plan})`);
 }
+await ctx.setTuning({ specTwiddleTable: false });
+for (const op of ['spectrogram-i16', 'spectrogram-f32']) {
+  const v = await measure('variant-spec', op, 4096, specSamples, false, 10, false);
+  v.impl = 'cuda-spec-computed';
+  notes.push(`${op} 4096 with computed twiddles: ${fmt(v.kernelMs)} ms (default: table rows)`);
+}
+await ctx.setTuning({});
 let switchAt = 0;
 for (const taps of smoke ? [8, 64] : [1, 2, 3, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
   const d = await measure('variant-fir-switch', 'fir-direct', taps, firSamples, false, 10, false);

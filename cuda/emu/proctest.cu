@@ -202,6 +202,11 @@ int main() {
   testSpec(64, 20, false, 10, true);
   testSpec(48, 12, false, 0, false);
   testSpec(30, 7, true, 7, true);
+  // fused, every bin a column (levels straight from registers), and value pairs aligned (even hop) or not (odd)
+  testSpec(128, 32, false, 0, true);
+  testSpec(128, 33, false, 0, false);
+  testSpec(128, 40, false, 20, true);
+  testSpec(128, 31, true, 0, false);
   std::printf("%s\n", fails ? "FAILED" : "all passed");
   return fails ? 1 : 0;
 }

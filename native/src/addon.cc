@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, osMaxH }): plan choices, for benchmark variants
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, osMaxH, specTwiddleTable }): plan choices, for benchmark variants
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -327,11 +327,13 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("mixedThreads")) tune.mixedThreads = (int)num(o.Get("mixedThreads"));
     if (o.Has("mixedPad")) tune.mixedPad = (int)num(o.Get("mixedPad"));
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
+    const bool specTable = o.Has("specTwiddleTable") ? flag(o.Get("specTwiddleTable")) : true;
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH] {
+    t->run = [c, tune, maxH, specTable] {
       ph::fftTuning() = tune;
       ph::osMaxH() = maxH;
+      ph::specTwiddleTable() = specTable;
       c->g().clearPlans();
     };
     return core->submit(env, std::move(t));

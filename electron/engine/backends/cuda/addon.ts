@@ -80,6 +80,7 @@ export interface NativeContext {
     mixedThreads?: number;
     mixedPad?: number;
     osMaxH?: number;
+    specTwiddleTable?: boolean;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
   planInfo(n: number): Promise<string>;
