@@ -494,6 +494,7 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       p.si = Strides{n_, 0, 0, 1};
       p.so = p.si;
       p.flat = fftTuning().flatSmall ? 1 : 0;
+      p.plain = 1;
       p.conjIn = p.conjOut = inverse;
       p.scale = scale;
       launchColumns(gpu_, n_, p, s);

@@ -180,6 +180,7 @@ struct ColParams {
   const float2* twLo;
   int twShift;
   const float2* tab;       // pass twiddle rows (Gpu::regTable / Gpu::mixedTable)
+  int plain;               // 1: a plain batch, column c at c·L in and out (no strides to resolve)
 };
 
 __device__ __forceinline__ long long colBase(long long col, long long C0, long long C1, const Strides& s) {
@@ -226,6 +227,7 @@ struct RegShape {
   static constexpr int E = R;
   /** A plain batch loads through shared memory (T < 4): measured, L ≤ 32 gains 2–4×, L = 64 loses 8 %. */
   static constexpr bool kFlatSmall = L / R < 4;
+  static constexpr bool kPlainFast = false;
   __device__ static constexpr int threads() { return L / R; }
   __device__ static constexpr int len() { return L; }
   __device__ static void split(int tid, int& c, int& j) {
@@ -235,6 +237,17 @@ struct RegShape {
   __device__ static int colOff(int c, bool swz) { return ph::colOff<L>(c, swz); }
   __device__ static void transform(float2 (&v)[R], float2* sm, int j, const float2* tab) { regFft<L, TABLE, R>(v, sm, j, tab); }
 };
+
+/** Where contiguous column `col` starts: c·L for a plain batch where the shape asks for it (S::kPlainFast: the
+ *  mixed-radix kernel, whose threads hold fewer elements to spread colBase's 64-bit divisions over), else
+ *  colBase. */
+template <class S>
+__device__ __forceinline__ long long colStart(const S& sh, const ColParams& p, long long col, const Strides& st) {
+  if constexpr (S::kPlainFast) {
+    if (p.plain) return col * sh.len();
+  }
+  return colBase(col, p.C0, p.C1, st);
+}
 
 /** Batched FFT along columns, of the shape S (RegShape, MixShape): each column's T = sh.threads() threads hold
  *  S::E elements each, element j + e·T in thread j; C = blockDim.x / T columns per block. */
@@ -307,7 +320,7 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
     __syncthreads();
   } else {
     // contiguous columns (si.ls == 1, launchColumns checks): constant offsets, no arithmetic per element
-    const float2* src = p.in + (active ? colBase(col, p.C0, p.C1, p.si) : 0) + j;
+    const float2* src = p.in + (active ? colStart(sh, p, col, p.si) : 0) + j;
 #pragma unroll
     for (int e = 0; e < R; e++) v[e] = active ? src[e * T] : make_float2(0.f, 0.f);
   }
@@ -388,7 +401,7 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
       if (base + i < end) p.out[base + i] = x;
     }
   } else if (active) {
-    float2* dst = p.out + colBase(col, p.C0, p.C1, p.so) + j;  // so.ls == 1
+    float2* dst = p.out + colStart(sh, p, col, p.so) + j;  // so.ls == 1
 #pragma unroll
     for (int e = 0; e < R; e++) dst[e * T] = v[e];
   }
@@ -507,6 +520,7 @@ template <int kE, bool PAD>
 struct MixShape {
   static constexpr int E = kE;
   static constexpr bool kFlatSmall = false;
+  static constexpr bool kPlainFast = true;
   const MixPlan& mp;
   __device__ int threads() const { return mp.T; }
   __device__ int len() const { return mp.L; }
