@@ -401,8 +401,8 @@ enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 // Streams. With PHASOR_EMU_ASYNC=1, kernels, copies that involve only device or page-locked memory,
 // memsets on a stream, event records and event waits are queued on their stream; they run when the host
 // waits (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize, cudaFree, cudaFreeHost, a copy
-// from or to pageable memory, which waits for its stream first as on a GPU), one queued operation at a time
-// from a stream picked at random among those whose next operation may run.
+// from or to pageable memory, which waits for its stream first as on a GPU), a burst of 1…32 queued
+// operations at a time from a stream picked at random among those whose next operation may run.
 struct EmuEvent {
   double t = 0;
   std::shared_ptr<bool> last;  // deferred streams: set when the latest record has run (null: never recorded)
@@ -485,10 +485,14 @@ inline void runUntil(const std::function<bool()>& done) {
       std::fprintf(stderr, "emu: the host waits for stream work that can never run\n");
       std::abort();
     }
+    // a burst of 1…32 operations from one stream: one stream runs far ahead of the others at times
     EmuStream* s = ready[rng() % ready.size()];
-    EmuStream::Op op = std::move(s->q.front());
-    s->q.pop_front();
-    if (op.run) op.run();
+    for (unsigned burst = 1u << (rng() % 6); burst > 0 && !s->q.empty() && !done(); burst--) {
+      if (s->q.front().after && !*s->q.front().after) break;
+      EmuStream::Op op = std::move(s->q.front());
+      s->q.pop_front();
+      if (op.run) op.run();
+    }
   }
 }
 inline void enqueue(cudaStream_t s, std::function<void()> op, std::shared_ptr<bool> after) {
