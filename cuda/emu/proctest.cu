@@ -1,11 +1,14 @@
-// Self-test of the stream processors (FIR, correlation, spectrogram) against float64 references, on the
-// GPU or in the CPU emulation. Prints one line per case; exits 1 on a failure.
+// Self-test of the stream processors (FIR, correlation, spectrogram) against float64 references, and of
+// the host pipeline (pinned and pageable) against device memory, on the GPU or in the CPU emulation
+// (PHASOR_EMU_ASYNC=1 for deferred streams). Prints one line per case; exits 1 on a failure.
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
+#include "../ops.h"
 #include "../processors.h"
 
 static std::mt19937 rng(11);
@@ -183,6 +186,39 @@ static void testSpec(int n, long long hop, bool complex, long long columns, bool
   report(worst < 2e-3 && wa < 2e-3, what, std::max(worst, wa));
 }
 
+// The host pipeline (runHost → pipelineHost) from page-locked and from pageable memory against the same
+// transforms of device memory, bit for bit, over about 7½ pieces of 64 KiB (every slot of the ring reused).
+static void testPipeline(ph::Op op, long long n) {
+  ph::Gpu& gpu = *new ph::Gpu(0);
+  const size_t piece = 1 << 16, saved = ph::hostPiece();
+  ph::hostPiece() = piece;
+  const long long inV = ph::opInValues(op, n), outV = ph::opOutValues(op, n);
+  const long long per = std::max<long long>(1, (long long)(piece / (4 * std::max(inV, outV))));
+  const long long batch = std::max<long long>(8, (15 * per + 1) / 2);
+  const size_t inBytes = (size_t)(inV * batch) * 4, outBytes = (size_t)(outV * batch) * 4;
+  std::vector<float> x(inV * batch), ref(outV * batch), pageable(outV * batch);
+  for (auto& v : x) v = (float)nd(rng);
+  ph::DevBuf din(inBytes + 16), dout(outBytes + 16);
+  PH_CHECK(cudaMemcpy(din.get(), x.data(), inBytes, cudaMemcpyHostToDevice));
+  ph::runDevice(gpu, op, n, batch, din.get<float>(), dout.get<float>(), gpu.stream());
+  gpu.sync();
+  PH_CHECK(cudaMemcpy(ref.data(), dout.get(), outBytes, cudaMemcpyDeviceToHost));
+  ph::runHost(gpu, op, n, batch, x.data(), pageable.data(), false);
+  ph::PinnedBuf hin, hout;
+  hin.ensure(inBytes);
+  hout.ensure(outBytes);
+  std::memcpy(hin.get(), x.data(), inBytes);
+  ph::runHost(gpu, op, n, batch, hin.get<float>(), hout.get<float>(), true);
+  const bool samePageable = std::memcmp(pageable.data(), ref.data(), outBytes) == 0;
+  const bool samePinned = std::memcmp(hout.get(), ref.data(), outBytes) == 0;
+  const char* names[] = {"fft", "ifft", "rfft", "irfft"};
+  char what[200];
+  std::snprintf(what, sizeof what, "host pipeline %s n=%lld batch=%lld: pageable %s, pinned %s", names[(int)op], n, batch,
+                samePageable ? "identical" : "DIFFERS", samePinned ? "identical" : "DIFFERS");
+  report(samePageable && samePinned, what, 0);
+  ph::hostPiece() = saved;
+}
+
 int main() {
   testFir(5, 1, false, false);
   testFir(31, 2, true, false);
@@ -202,6 +238,11 @@ int main() {
   testSpec(64, 20, false, 10, true);
   testSpec(48, 12, false, 0, false);
   testSpec(30, 7, true, 7, true);
+  testPipeline(ph::Op::Fft, 256);
+  testPipeline(ph::Op::Ifft, 4096);
+  testPipeline(ph::Op::Fft, 16384);
+  testPipeline(ph::Op::Rfft, 1000);
+  testPipeline(ph::Op::Irfft, 1024);
   std::printf("%s\n", fails ? "FAILED" : "all passed");
   return fails ? 1 : 0;
 }

@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, osMaxH }): plan choices, for benchmark variants
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, osMaxH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -323,11 +323,14 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("swizzle")) tune.swizzle = flag(o.Get("swizzle"));
     if (o.Has("passTwiddleTable")) tune.passTwiddleTable = flag(o.Get("passTwiddleTable"));
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
+    const long long piece = o.Has("pieceBytes") ? num(o.Get("pieceBytes")) : (long long)ph::kHostPiece;
+    if (piece < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH] {
+    t->run = [c, tune, maxH, piece] {
       ph::fftTuning() = tune;
       ph::osMaxH() = maxH;
+      ph::hostPiece() = (size_t)piece;
       c->g().clearPlans();
     };
     return core->submit(env, std::move(t));

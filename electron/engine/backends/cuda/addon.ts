@@ -76,6 +76,8 @@ export interface NativeContext {
     swizzle?: boolean;
     passTwiddleTable?: boolean;
     osMaxH?: number;
+    /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
+    pieceBytes?: number;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
   planInfo(n: number): Promise<string>;
