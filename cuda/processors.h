@@ -69,8 +69,11 @@ class Spectrogram {
   long long width() const { return width_; }
   /** One push: skips `skip` values of the input, then computes `count` frames, the first starting at
    *  value 0 of (kept values ++ input); keeps values from `keepFrom` on (relative to the same origin).
-   *  rows: count × width dB levels (host). avg / peak (host, width each) when configured. */
-  void push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg, float* peak);
+   *  rows: count × width dB levels (host; rowsPinned: page-locked, no staging). avg / peak (host, width
+   *  each) when configured. A host block of more than one 8 MB piece of rows streams through like
+   *  Fir::process (pieces of whole frames: the same rows, averages and peaks as small pushes). */
+  void push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg, float* peak,
+            bool rowsPinned = false);
   void reset();
   /** "fused (register FFT 2048, real)" or "framing + FFT plan + rows" */
   const char* path() const { return fused_ ? "fused" : "unfused"; }
@@ -79,6 +82,8 @@ class Spectrogram {
   void runDevice(const Source& src, long long count, float* rowsDev, float* linDev);
 
  private:
+  /** Folds `count` new rows (and their linear powers) into the average and peak, in frame order. */
+  void fold(const float* rowsDev, const float* linDev, long long count);
   Gpu& gpu_;
   SpectrogramConfig cfg_;
   long long bins_, width_;
