@@ -374,6 +374,7 @@ class Context : public Napi::ObjectWrap<Context> {
       if (!res->available) o.Set("reason", res->reason);
       o.Set("kernelMs", res->kernelMs);
       o.Set("endToEndMs", res->endToEndMs);
+      o.Set("endToEndDiffers", res->endToEndDiffers);
       o.Set("samplesPerSecond", res->samplesPerSecond);
       o.Set("bytes", res->bytes);
       o.Set("relError", std::isfinite(res->relError) ? res->relError : -1.0);

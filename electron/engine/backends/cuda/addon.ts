@@ -36,6 +36,8 @@ export interface NativeBenchResult {
   reason?: string;
   kernelMs: number;
   endToEndMs: number;
+  /** 32-bit words of the end-to-end output unlike the kernel-only output (−1: not compared). */
+  endToEndDiffers: number;
   samplesPerSecond: number;
   bytes: number;
   relError: number;
