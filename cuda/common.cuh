@@ -6,7 +6,7 @@
 #include "emu/cuda_emu.h"
 // A kernel launch: PH_LAUNCH(PH_K(kernel<A, B>), grid, block, sharedBytes, stream, args...)
 #define PH_LAUNCH(kernel, grid, block, smem, stream, ...) \
-  (emu::lastError() = (cudaError_t)emu::launchKernel((grid), (block), (smem), &kernel, __VA_ARGS__))
+  (emu::lastError() = (cudaError_t)emu::launchKernel((stream), (grid), (block), (smem), &kernel, __VA_ARGS__))
 #define PH_DYN_SMEM(T, name) T* name = reinterpret_cast<T*>(emu::g_block->dynSmem.data())
 #else
 #include <cuda_runtime.h>

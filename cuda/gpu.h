@@ -115,7 +115,8 @@ class Gpu {
   void sync() { PH_CHECK(cudaStreamSynchronize(stream())); }
   /** Events for ordering host work against copies (no timing). */
   cudaEvent_t event(int i) const { return events_[i]; }
-  static constexpr int kEvents = 9;  // 0–3: copyToDevice/copyToHost pieces; 4–8: streamed processors (streamPieces)
+  // 0–3: copyToDevice/copyToHost pieces; 4–12: the host pipeline (HostPipe: pipelineHost, streamPieces)
+  static constexpr int kEvents = 13;
 
  private:
   const float2* upload(std::vector<float2> host, std::string key);

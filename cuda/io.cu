@@ -9,11 +9,9 @@
 
 namespace ph {
 
-static constexpr size_t kPiece = 8u << 20;
-
 void copyToDevice(Gpu& gpu, void* dst, const void* host, size_t bytes, cudaStream_t s) {
   if (bytes == 0) return;
-  const size_t piece = std::min(bytes, kPiece);
+  const size_t piece = std::min(bytes, kHostPiece);
   gpu.pinned(0).ensure(piece);
   gpu.pinned(1).ensure(piece);
   // the pinned buffers may still feed an earlier copy
@@ -33,7 +31,7 @@ void copyToDevice(Gpu& gpu, void* dst, const void* host, size_t bytes, cudaStrea
 
 void copyToHost(Gpu& gpu, void* host, const void* src, size_t bytes, cudaStream_t s) {
   if (bytes == 0) return;
-  const size_t piece = std::min(bytes, kPiece);
+  const size_t piece = std::min(bytes, kHostPiece);
   gpu.pinned(2).ensure(piece);
   gpu.pinned(3).ensure(piece);
   size_t off = 0, prevOff = 0, prevLen = 0;
@@ -78,19 +76,99 @@ Source shiftSource(const Source& src, long long from) {
   return r;
 }
 
+size_t& hostPiece() {
+  static size_t bytes = kHostPiece;
+  return bytes;
+}
+
 long long streamPer(size_t bytesPerOutput, long long unit) {
-  return std::max<long long>(1, (long long)(kPiece / bytesPerOutput) / unit) * unit;
+  return std::max<long long>(1, (long long)(hostPiece() / bytesPerOutput) / unit) * unit;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HostPipe (ops.h). Events: up[k] = 4 + k, done[k] = 7 + k, down[k] = 10 + k.
+
+HostPipe::HostPipe(Gpu& gpu, cudaStream_t compute, int slots, bool ring, bool upPinned, size_t upCap, bool downPinned,
+                   size_t downCap)
+    : gpu_(gpu), cs_(compute), up_(gpu.stream(1)), down_(gpu.stream(2)), slots_(slots), ring_(ring),
+      upPinned_(upPinned), downPinned_(downPinned), upCap_(upCap), downCap_(downCap) {
+  if (slots < 1 || slots > kMaxSlots) throw ArgumentError("HostPipe: 1 to 3 slots");
+  for (int k = 0; k < slots; k++) {
+    if (!upPinned) gpu.pinned(10 + 2 * k).ensure(upCap);
+    if (!downPinned) gpu.pinned(11 + 2 * k).ensure(downCap);
+  }
+}
+
+HostPipe::~HostPipe() {
+  if (finished_) return;
+  cudaStreamSynchronize(up_);
+  cudaStreamSynchronize(cs_);
+  cudaStreamSynchronize(down_);
+}
+
+void HostPipe::up(int k, void* dev, const void* host, size_t bytes) {
+  // ring: the compute that last read this slot's device input is done before it is overwritten
+  if (ring_ && computed_[k]) PH_CHECK(cudaStreamWaitEvent(up_, gpu_.event(7 + k), 0));
+  if (bytes == 0) {
+  } else if (upPinned_) {
+    PH_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, up_));
+  } else if (bytes <= upCap_) {
+    if (upStaged_[k]) PH_CHECK(cudaEventSynchronize(gpu_.event(4 + k)));  // its last upload has left
+    parallelCopy(gpu_.pinned(10 + 2 * k).get(), host, bytes);
+    PH_CHECK(cudaMemcpyAsync(dev, gpu_.pinned(10 + 2 * k).get(), bytes, cudaMemcpyHostToDevice, up_));
+    upStaged_[k] = true;
+  } else {
+    copyToDevice(gpu_, dev, host, bytes, up_);
+  }
+  PH_CHECK(cudaEventRecord(gpu_.event(4 + k), up_));
+}
+
+void HostPipe::compute(int k, const std::function<void()>& f) {
+  PH_CHECK(cudaStreamWaitEvent(cs_, gpu_.event(4 + k), 0));
+  // ring: the copy back that last read this slot's device output is done before it is overwritten
+  if (ring_ && downQueued_[k]) PH_CHECK(cudaStreamWaitEvent(cs_, gpu_.event(10 + k), 0));
+  if (f) f();
+  PH_CHECK(cudaEventRecord(gpu_.event(7 + k), cs_));
+  computed_[k] = true;
+}
+
+void HostPipe::drain(int k) {
+  if (!downHost_[k]) return;
+  PH_CHECK(cudaEventSynchronize(gpu_.event(10 + k)));
+  parallelCopy(downHost_[k], gpu_.pinned(11 + 2 * k).get(), downBytes_[k]);
+  downHost_[k] = nullptr;
+}
+
+void HostPipe::down(int k, void* host, const void* dev, size_t bytes) {
+  drain(k);  // staging buffer k is free again (pageable output)
+  PH_CHECK(cudaStreamWaitEvent(down_, gpu_.event(7 + k), 0));
+  if (bytes == 0) {
+  } else if (downPinned_) {
+    PH_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, down_));
+  } else if (bytes <= downCap_) {
+    PH_CHECK(cudaMemcpyAsync(gpu_.pinned(11 + 2 * k).get(), dev, bytes, cudaMemcpyDeviceToHost, down_));
+    downHost_[k] = host;
+    downBytes_[k] = bytes;
+  } else {
+    copyToHost(gpu_, host, dev, bytes, down_);  // waits (never the case for the callers here)
+  }
+  PH_CHECK(cudaEventRecord(gpu_.event(10 + k), down_));
+  downQueued_[k] = true;
+  lastDown_ = k;
+}
+
+void HostPipe::finish() {
+  for (int i = 1; i <= slots_; i++) drain((lastDown_ + i) % slots_);  // the oldest staged piece first
+  PH_CHECK(cudaStreamSynchronize(down_));
+  finished_ = true;
 }
 
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step) {
-  // Uploads in order on stream 1, each piece's kernels on gpu.stream() after its upload (event 4 + b), its
-  // copy back on stream 2 after its kernels (event 8). Pinned host memory on both sides: everything is
-  // queued at once. Pageable memory goes through two pinned buffers a direction (slot b = c mod 2): before
-  // reusing one, the host waits for the copy that used it (events 4 + b up, 6 + b down).
+  // A HostPipe of two slots (piece c in slot c mod 2), without a ring: the device input (`staging`) and
+  // output (outDev) hold the whole block, so no piece overwrites device memory another one reads.
   const size_t vb = dtypeBytes(in.dtype);
-  cudaStream_t s = gpu.stream(), up = gpu.stream(1), down = gpu.stream(2);
   const long long chunks = ceilDiv(outputs, per);
   long long uploaded = 0;  // fresh values queued for the device
   // the largest upload: the first piece's (it also holds the values before it) or a later one's
@@ -98,62 +176,25 @@ void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, l
   const long long p1 = std::min(outputs, per);
   const size_t upCap = (size_t)std::max(fresh(p1), fresh(std::min(outputs, 2 * per)) - fresh(p1)) * vb;
   const size_t downCap = (size_t)(per * unit) * sizeof(float);
-  const bool stageUp = !in.pinned, stageDown = outHost && !outPinned;
-  for (int b = 0; b < 2; b++) {
-    if (stageUp) gpu.pinned(10 + 2 * b).ensure(upCap);
-    if (stageDown) gpu.pinned(11 + 2 * b).ensure(downCap);
-  }
-  long long doneOff[2] = {0, 0}, doneLen[2] = {0, 0};
-  bool busy[2] = {false, false}, upBusy[2] = {false, false};
-  auto drain = [&](int b) {  // piece in out-buffer b: wait for its copy back, move it to the caller's memory
-    if (!busy[b]) return;
-    PH_CHECK(cudaEventSynchronize(gpu.event(6 + b)));
-    if (stageDown) parallelCopy(outHost + doneOff[b], gpu.pinned(11 + 2 * b).get(), doneLen[b] * sizeof(float));
-    busy[b] = false;
-  };
-  auto upload = [&](long long upto, cudaStream_t st, int b) {
-    if (upto <= uploaded) return;
-    const size_t off = (size_t)uploaded * vb, len = (size_t)(upto - uploaded) * vb;
-    const char* host = static_cast<const char*>(in.host) + off;
-    char* dev = static_cast<char*>(staging) + off;
-    if (in.pinned) {
-      PH_CHECK(cudaMemcpyAsync(dev, host, len, cudaMemcpyHostToDevice, st));
-    } else if (b >= 0 && len <= upCap) {
-      if (upBusy[b]) PH_CHECK(cudaEventSynchronize(gpu.event(4 + b)));  // its last upload has left
-      parallelCopy(gpu.pinned(10 + 2 * b).get(), host, len);
-      PH_CHECK(cudaMemcpyAsync(dev, gpu.pinned(10 + 2 * b).get(), len, cudaMemcpyHostToDevice, st));
-      upBusy[b] = true;
-    } else {
-      copyToDevice(gpu, dev, host, len, st);
-    }
-    uploaded = upto;
+  HostPipe pipe(gpu, gpu.stream(), 2, false, in.pinned, upCap, !outHost || outPinned, downCap);
+  auto upload = [&](int k, long long upto) {  // the fresh values up to `upto` not uploaded yet
+    const size_t off = (size_t)uploaded * vb, len = (size_t)std::max<long long>(0, upto - uploaded) * vb;
+    pipe.up(k, static_cast<char*>(staging) + off, static_cast<const char*>(in.host) + off, len);
+    uploaded = std::max(uploaded, upto);
   };
   for (long long c = 0; c < chunks; c++) {
-    const int b = (int)(c & 1);
+    const int k = (int)(c & 1);
     const long long o0 = c * per, o1 = std::min(outputs, o0 + per);
-    upload(fresh(o1), up, b);
-    PH_CHECK(cudaEventRecord(gpu.event(4 + b), up));
-    PH_CHECK(cudaStreamWaitEvent(s, gpu.event(4 + b), 0));
-    step(o0, o1);
-    if (outHost) {
-      drain(b);  // out-buffer b is free again (pageable output)
-      PH_CHECK(cudaEventRecord(gpu.event(8), s));
-      PH_CHECK(cudaStreamWaitEvent(down, gpu.event(8), 0));
-      float* dst = outPinned ? outHost + o0 * unit : gpu.pinned(11 + 2 * b).get<float>();
-      PH_CHECK(cudaMemcpyAsync(dst, outDev + o0 * unit, (size_t)((o1 - o0) * unit) * sizeof(float),
-                               cudaMemcpyDeviceToHost, down));
-      PH_CHECK(cudaEventRecord(gpu.event(6 + b), down));
-      doneOff[b] = o0 * unit;
-      doneLen[b] = (o1 - o0) * unit;
-      busy[b] = true;
-    }
+    upload(k, fresh(o1));
+    pipe.compute(k, [&] { step(o0, o1); });
+    if (outHost)
+      pipe.down(k, outHost + o0 * unit, outDev + o0 * unit, (size_t)((o1 - o0) * unit) * sizeof(float));
   }
-  drain(0);
-  drain(1);
-  upload(in.values, up, -1);  // the rest (past the last output's reach), for the kept tail
-  PH_CHECK(cudaEventRecord(gpu.event(4), up));
-  PH_CHECK(cudaStreamWaitEvent(s, gpu.event(4), 0));
-  PH_CHECK(cudaStreamSynchronize(down));
+  // the rest (past the last output's reach), for the kept tail: gpu.stream() waits for it
+  const int k = (int)(chunks & 1);
+  upload(k, in.values);
+  pipe.compute(k, nullptr);
+  pipe.finish();
 }
 
 __global__ void kKeepTail(Source src, long long from, long long count, float* dst) {

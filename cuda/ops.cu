@@ -67,51 +67,30 @@ void runHost(Gpu& gpu, Op op, long long n, long long batch, const float* in, flo
 void pipelineHost(Gpu& gpu, size_t inUnit, size_t outUnit, long long batch, const void* in, void* out, bool pinnedHost,
                   const std::function<void(int, const void*, void*, long long, cudaStream_t)>& compute) {
   if (batch <= 0) return;
-  const size_t target = 8u << 20;  // small pieces: the pipeline fills and drains faster
-  const long long per = std::max<long long>(1, (long long)(target / std::max(inUnit, outUnit)));
+  // small pieces: the pipeline fills and drains faster
+  const long long per = std::max<long long>(1, (long long)(hostPiece() / std::max(inUnit, outUnit)));
   const long long chunks = ceilDiv(batch, per);
   const long long cap = std::min(per, batch);
-  // two slots, each with its own stream, device buffers, pinned staging and scratch
-  for (int b = 0; b < 2 && b < chunks; b++) {
-    gpu.scratch(60 + 2 * b, cap * inUnit + 16);
-    gpu.scratch(61 + 2 * b, cap * outUnit + 16);
-    if (!pinnedHost) {
-      gpu.pinned(10 + 2 * b).ensure(cap * inUnit);
-      gpu.pinned(11 + 2 * b).ensure(cap * outUnit);
-    }
+  // device input and output per slot, reused every third piece (ring): with two, the upload of piece c + 2
+  // would wait for the compute of piece c, and that compute for the copy back of piece c − 2, with no slack
+  // for a copy that runs late; the third slot gives one piece of slack in each direction
+  const int slots = (int)std::min<long long>(HostPipe::kMaxSlots, chunks);
+  void* din[HostPipe::kMaxSlots];
+  void* dout[HostPipe::kMaxSlots];
+  for (int k = 0; k < slots; k++) {
+    din[k] = gpu.scratch(60 + 2 * k, cap * inUnit + 16);
+    dout[k] = gpu.scratch(61 + 2 * k, cap * outUnit + 16);
   }
-  long long doneOff[2] = {0, 0}, doneCnt[2] = {0, 0};
-  bool busy[2] = {false, false};
-  auto drain = [&](int b) {
-    if (!busy[b]) return;
-    PH_CHECK(cudaStreamSynchronize(gpu.stream(1 + b)));
-    if (!pinnedHost)
-      parallelCopy(reinterpret_cast<char*>(out) + doneOff[b] * outUnit, gpu.pinned(11 + 2 * b).get(), doneCnt[b] * outUnit);
-    busy[b] = false;
-  };
+  cudaStream_t s = gpu.stream();
+  HostPipe pipe(gpu, s, slots, true, pinnedHost, cap * inUnit, pinnedHost, cap * outUnit);
   for (long long c = 0; c < chunks; c++) {
-    const int b = (int)(c & 1);
-    cudaStream_t s = gpu.stream(1 + b);
-    drain(b);
+    const int k = (int)(c % slots);
     const long long off = c * per, cnt = std::min(per, batch - off);
-    void* din = gpu.scratch(60 + 2 * b, cap * inUnit + 16);
-    void* dout = gpu.scratch(61 + 2 * b, cap * outUnit + 16);
-    const char* src = reinterpret_cast<const char*>(in) + off * inUnit;
-    if (pinnedHost) {
-      PH_CHECK(cudaMemcpyAsync(din, src, cnt * inUnit, cudaMemcpyHostToDevice, s));
-    } else {
-      parallelCopy(gpu.pinned(10 + 2 * b).get(), src, cnt * inUnit);
-      PH_CHECK(cudaMemcpyAsync(din, gpu.pinned(10 + 2 * b).get(), cnt * inUnit, cudaMemcpyHostToDevice, s));
-    }
-    compute(b, din, dout, cnt, s);
-    void* dst = pinnedHost ? reinterpret_cast<char*>(out) + off * outUnit : gpu.pinned(11 + 2 * b).get();
-    PH_CHECK(cudaMemcpyAsync(dst, dout, cnt * outUnit, cudaMemcpyDeviceToHost, s));
-    doneOff[b] = off;
-    doneCnt[b] = cnt;
-    busy[b] = true;
+    pipe.up(k, din[k], static_cast<const char*>(in) + off * inUnit, cnt * inUnit);
+    pipe.compute(k, [&] { compute(k, din[k], dout[k], cnt, s); });
+    pipe.down(k, static_cast<char*>(out) + off * outUnit, dout[k], cnt * outUnit);
   }
-  drain(0);
-  drain(1);
+  pipe.finish();
 }
 
 }  // namespace ph

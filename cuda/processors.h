@@ -25,14 +25,15 @@ struct Input {
 /** A source shifted to start at value `from` of hist ++ fresh (from ≥ 0). */
 Source shiftSource(const Source& src, long long from);
 
+/** Outputs a piece of streamPieces holds: about 8 MB of them (hostPiece()), a multiple of `unit` (a
+ *  processor's segment). */
+long long streamPer(size_t bytesPerOutput, long long unit);
 /** Streams a host block through a processor in pieces of `per` outputs: the copy up of a piece (its fresh
  *  values up to need(end of piece), into `staging` on the device), the kernels of the piece before
  *  (step(first, end) on gpu.stream(), in order) and the copy back of the one before that (outDev → outHost,
- *  `unit` floats an output; none when outHost is null) overlap: uploads on stream 1, copies back on stream 2,
- *  events 4…8. At return the output is in outHost; gpu.stream() has queued every step and waits for the
- *  last upload (the rest of the input, for the kept tail). */
-/** Outputs a piece of streamPieces holds: about 8 MB of them, a multiple of `unit` (a processor's segment). */
-long long streamPer(size_t bytesPerOutput, long long unit);
+ *  `unit` floats an output; none when outHost is null) overlap: a HostPipe (ops.h) of two slots, uploads on
+ *  stream 1, copies back on stream 2. At return the output is in outHost; gpu.stream() has queued every
+ *  step and waits for the last upload (the rest of the input, for the kept tail). */
 void streamPieces(Gpu& gpu, const Input& in, void* staging, long long outputs, long long per, int unit,
                   const float* outDev, float* outHost, bool outPinned, const std::function<long long(long long)>& need,
                   const std::function<void(long long, long long)>& step);
@@ -68,8 +69,11 @@ class Spectrogram {
   long long width() const { return width_; }
   /** One push: skips `skip` values of the input, then computes `count` frames, the first starting at
    *  value 0 of (kept values ++ input); keeps values from `keepFrom` on (relative to the same origin).
-   *  rows: count × width dB levels (host). avg / peak (host, width each) when configured. */
-  void push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg, float* peak);
+   *  rows: count × width dB levels (host; rowsPinned: page-locked, no staging). avg / peak (host, width
+   *  each) when configured. A host block of more than one 8 MB piece of rows streams through like
+   *  Fir::process (pieces of whole frames: the same rows, averages and peaks as small pushes). */
+  void push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg, float* peak,
+            bool rowsPinned = false);
   void reset();
   /** "fused (register FFT 2048, real)" or "framing + FFT plan + rows" */
   const char* path() const { return fused_ ? "fused" : "unfused"; }
@@ -78,6 +82,8 @@ class Spectrogram {
   void runDevice(const Source& src, long long count, float* rowsDev, float* linDev);
 
  private:
+  /** Folds `count` new rows (and their linear powers) into the average and peak, in frame order. */
+  void fold(const float* rowsDev, const float* linDev, long long count);
   Gpu& gpu_;
   SpectrogramConfig cfg_;
   long long bins_, width_;
@@ -114,7 +120,7 @@ class Fir {
   /** Computes `frames` output frames, the first at kept frame (M−1) of (kept ++ input); then keeps the
    *  last M−1 frames before output frame `frames`. out: frames × lanes values (host or device). Host in and
    *  out of more than one piece (8 MB of output) stream through: the copy up of a piece, the kernels of the
-   *  one before and the copy back of the one before that overlap (two streams). outPinned: out is
+   *  one before and the copy back of the one before that overlap (streamPieces). outPinned: out is
    *  page-locked (no staging). */
   void process(const Input& in, long long frames, float* out, bool outOnDevice = false, bool outPinned = false);
   void reset();

@@ -365,10 +365,26 @@ void Spectrogram::runDevice(const Source& src, long long count, float* rowsDev, 
   }
 }
 
+void Spectrogram::fold(const float* rowsDev, const float* linDev, long long count) {
+  if (count <= 0 || (cfg_.averaging <= 0 && !cfg_.peakHold)) return;
+  PH_LAUNCH(kFold, dim3((unsigned)ceilDiv(width_, 128)), dim3(128), 0, gpu_.stream(), rowsDev, linDev, count, (int)width_,
+            cfg_.averaging > 0 ? avg_.get<double>() : nullptr, cfg_.peakHold ? peak_.get<float>() : nullptr,
+            cfg_.averaging, (int)!avgInit_);
+  PH_CHECK_LAUNCH("spectrogram averaging");
+  avgInit_ = true;
+  peakInit_ = true;
+}
+
 void Spectrogram::push(const Input& in, long long skip, long long count, long long keepFrom, float* rows, float* avg,
-                       float* peak) {
+                       float* peak, bool rowsPinned) {
   cudaStream_t s = gpu_.stream();
-  const void* fresh = stageInput(gpu_, in, staging_, s);
+  const long long vps = cfg_.complex ? 2 : 1;
+  // host blocks of more than one piece of rows (8 MB, whole frames) stream through (streamPieces): the copy
+  // up of a piece's input, its frames and the copy back of its rows overlap with those of its neighbours
+  const long long per = streamPer((size_t)width_ * sizeof(float), 1);
+  const bool streamed = in.host && rows && count > per;
+  if (streamed) staging_.ensure(in.values * dtypeBytes(in.dtype) + 16);
+  const void* fresh = streamed ? staging_.get() : stageInput(gpu_, in, staging_, s);
   Source src{};
   src.hist = hist_[cur_].get<float>();
   src.histLen = histLen_;
@@ -384,14 +400,21 @@ void Spectrogram::push(const Input& in, long long skip, long long count, long lo
       linear_.ensure(count * width_ * sizeof(float) + 16);
       lin = linear_.get<float>();
     }
-    runDevice(src, count, rows_.get<float>(), lin);
-    if (cfg_.averaging > 0 || cfg_.peakHold) {
-      PH_LAUNCH(kFold, dim3((unsigned)ceilDiv(width_, 128)), dim3(128), 0, s, rows_.get<float>(), lin, count, (int)width_,
-                cfg_.averaging > 0 ? avg_.get<double>() : nullptr, cfg_.peakHold ? peak_.get<float>() : nullptr,
-                cfg_.averaging, (int)!avgInit_);
-      PH_CHECK_LAUNCH("spectrogram averaging");
-      avgInit_ = true;
-      peakInit_ = true;
+    float* rowsDev = rows_.get<float>();
+    if (streamed) {
+      // averages and peaks fold piece by piece, in frame order: the same sums as one fold of every row
+      streamPieces(
+          gpu_, in, staging_.get(), count, per, (int)width_, rowsDev, rows, rowsPinned,
+          // frame f reads values f·hop·vps … (f·hop + n)·vps − 1 of hist ++ fresh (fresh: `skip` values into the block)
+          [&](long long f1) { return std::min(src.length(), ((f1 - 1) * cfg_.hop + cfg_.n) * vps) - histLen_ + skip; },
+          [&](long long f0, long long f1) {
+            const long long at = f0 * width_;
+            runDevice(shiftSource(src, f0 * cfg_.hop * vps), f1 - f0, rowsDev + at, lin ? lin + at : nullptr);
+            fold(rowsDev + at, lin ? lin + at : nullptr, f1 - f0);
+          });
+    } else {
+      runDevice(src, count, rowsDev, lin);
+      fold(rowsDev, lin, count);
     }
   }
   // keep what the next frames need
@@ -400,7 +423,7 @@ void Spectrogram::push(const Input& in, long long skip, long long count, long lo
   const int nxt = 1 - cur_;
   hist_[nxt].ensure((keep + 16) * sizeof(float));
   keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
-  if (count > 0) copyToHost(gpu_, rows, rows_.get(), count * width_ * sizeof(float), s);
+  if (count > 0 && !streamed) copyToHost(gpu_, rows, rows_.get(), count * width_ * sizeof(float), s);
   if (avg) {
     if (avgInit_) {
       std::vector<double> a(width_);

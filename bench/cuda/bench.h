@@ -15,6 +15,7 @@ struct Result {
   bool available = true;
   double kernelMs = 0;          // median, data on the device
   double endToEndMs = 0;        // median, from pinned host memory and back (0: not measured)
+  double endToEndDiffers = -1;  // 32-bit words of the end-to-end output unlike the kernel-only one (-1: not compared)
   double samplesPerSecond = 0;  // input samples (complex or real) per second, kernel-only
   double bytes = 0;             // bytes read + written per run, for the effective bandwidth
   double relError = 0;          // against float64 (errorKind says which measure)

@@ -3,6 +3,11 @@
 // reaches a barrier, so a missing __syncthreads() usually shows up as a wrong result. Blocks run one
 // after another. Device memory is host memory. Not for speed; not part of any shipped build.
 //
+// Streams run in call order by default. PHASOR_EMU_ASYNC=1 defers them instead (see "Streams" below):
+// work queued on a stream runs only when the host waits for it, the streams in a random order that honours
+// cudaStreamWaitEvent, so a missing event between streams or a host write into memory a queued copy still
+// reads gives a wrong result here instead of only on a GPU.
+//
 // Build kernels with:  g++ -std=c++17 -DPHASOR_EMU -x c++ file.cu   (see cuda/common.cuh for the macros)
 #pragma once
 #ifndef PHASOR_EMU
@@ -18,7 +23,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <tuple>
@@ -37,6 +45,11 @@
 #define __maxnreg__(...)
 #define __align__(n) alignas(n)
 #define __grid_constant__
+
+struct EmuStream;
+struct EmuEvent;
+using cudaStream_t = EmuStream*;
+using cudaEvent_t = EmuEvent*;
 
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -164,11 +177,16 @@ inline T shfl(T v, int srcLane) {
 
 inline size_t maxDynSmem() { return 227 * 1024; }
 
-inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
+/** 9 (cudaErrorInvalidConfiguration) for a launch a GPU refuses, else 0. */
+inline int badLaunch(dim3 grid, dim3 block, size_t smem) {
   unsigned nt = block.x * block.y * block.z;
-  if (nt == 0 || nt > 1024 || block.z > 64 || grid.x == 0 || grid.y > 65535 || grid.z > 65535)
-    return 9;  // cudaErrorInvalidConfiguration
-  if (smem > maxDynSmem()) return 9;
+  if (nt == 0 || nt > 1024 || block.z > 64 || grid.x == 0 || grid.y > 65535 || grid.z > 65535) return 9;
+  return smem > maxDynSmem() ? 9 : 0;
+}
+
+inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
+  if (int e = badLaunch(grid, block, smem)) return e;
+  unsigned nt = block.x * block.y * block.z;
   std::lock_guard<std::mutex> lock(g_launchMutex);
   const size_t stackSize = 128 * 1024;
   while (g_stacks.size() < nt) g_stacks.emplace_back(stackSize);
@@ -228,11 +246,18 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
   g_block = nullptr;
   return 0;
 }
+// deferred streams (defined with the runtime API below)
+inline bool deferred();
+inline void enqueue(cudaStream_t s, std::function<void()> op, std::shared_ptr<bool> after = nullptr);
+
 template <class... P, class... A>
-inline int launchKernel(dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A&&... args) {
+inline int launchKernel(cudaStream_t s, dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A&&... args) {
   // arguments are evaluated (and converted) once, like a real launch copies them
   std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-  return launch(grid, block, smem, [&] { std::apply(kernel, params); });
+  if (!deferred()) return launch(grid, block, smem, [&] { std::apply(kernel, params); });
+  if (int e = badLaunch(grid, block, smem)) return e;
+  enqueue(s, [=] { launch(grid, block, smem, [&] { std::apply(kernel, params); }); });
+  return 0;
 }
 }  // namespace emu
 
@@ -348,7 +373,8 @@ inline float __uint_as_float(unsigned v) { float f; std::memcpy(&f, &v, 4); retu
 inline long long clock64() { return (long long)std::chrono::steady_clock::now().time_since_epoch().count(); }
 
 // ---------------------------------------------------------------------------------------------------
-// Runtime API subset. Streams are ordered by construction (everything runs at once, in call order).
+// Runtime API subset. Streams are ordered by construction (everything runs at once, in call order),
+// unless PHASOR_EMU_ASYNC=1 defers them (see EmuStream below).
 enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
@@ -372,9 +398,22 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
-using cudaStream_t = struct EmuStream*;
-using cudaEvent_t = struct EmuEvent*;
-struct EmuEvent { double t = 0; };
+// Streams. With PHASOR_EMU_ASYNC=1, kernels, copies that involve only device or page-locked memory,
+// memsets on a stream, event records and event waits are queued on their stream; they run when the host
+// waits (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize, cudaFree, cudaFreeHost, a copy
+// from or to pageable memory, which waits for its stream first as on a GPU), a burst of 1…32 queued
+// operations at a time from a stream picked at random among those whose next operation may run.
+struct EmuEvent {
+  double t = 0;
+  std::shared_ptr<bool> last;  // deferred streams: set when the latest record has run (null: never recorded)
+};
+struct EmuStream {
+  struct Op {
+    std::function<void()> run;
+    std::shared_ptr<bool> after;  // runs once *after is true (an event wait)
+  };
+  std::deque<Op> q;
+};
 struct cudaDeviceProp {
   char name[256];
   size_t totalGlobalMem;
@@ -407,6 +446,90 @@ inline double nowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+inline bool deferred() {
+  static const bool on = [] {
+    const char* e = std::getenv("PHASOR_EMU_ASYNC");
+    return e && *e && *e != '0';
+  }();
+  return on;
+}
+inline std::recursive_mutex g_streamMutex;  // the queues, the page-locked ranges, running queued work
+inline std::vector<EmuStream*> g_streams;
+inline std::map<const char*, size_t> g_pinned;  // page-locked host ranges: start → bytes
+inline EmuStream* legacyStream() {
+  static EmuStream* s = [] {
+    EmuStream* p = new EmuStream();
+    g_streams.push_back(p);
+    return p;
+  }();
+  return s;
+}
+inline EmuStream* streamOf(cudaStream_t s) { return s ? s : legacyStream(); }
+inline bool isPinned(const void* p) {
+  std::lock_guard<std::recursive_mutex> lock(g_streamMutex);
+  auto it = g_pinned.upper_bound(static_cast<const char*>(p));
+  if (it == g_pinned.begin()) return false;
+  --it;
+  return static_cast<const char*>(p) < it->first + it->second;
+}
+/** Runs queued operations until done() holds. */
+inline void runUntil(const std::function<bool()>& done) {
+  std::lock_guard<std::recursive_mutex> lock(g_streamMutex);
+  static std::mt19937 rng(4711);
+  std::vector<EmuStream*> ready;
+  while (!done()) {
+    ready.clear();
+    for (EmuStream* s : g_streams)
+      if (!s->q.empty() && (!s->q.front().after || *s->q.front().after)) ready.push_back(s);
+    if (ready.empty()) {
+      std::fprintf(stderr, "emu: the host waits for stream work that can never run\n");
+      std::abort();
+    }
+    // a burst of 1…32 operations from one stream: one stream runs far ahead of the others at times
+    EmuStream* s = ready[rng() % ready.size()];
+    for (unsigned burst = 1u << (rng() % 6); burst > 0 && !s->q.empty() && !done(); burst--) {
+      if (s->q.front().after && !*s->q.front().after) break;
+      EmuStream::Op op = std::move(s->q.front());
+      s->q.pop_front();
+      if (op.run) op.run();
+    }
+  }
+}
+inline void enqueue(cudaStream_t s, std::function<void()> op, std::shared_ptr<bool> after) {
+  std::lock_guard<std::recursive_mutex> lock(g_streamMutex);
+  streamOf(s)->q.push_back({std::move(op), std::move(after)});
+}
+inline void drain(cudaStream_t s) {
+  if (!deferred()) return;
+  EmuStream* st = streamOf(s);
+  runUntil([st] { return st->q.empty(); });
+}
+inline void drainAll() {
+  if (!deferred()) return;
+  runUntil([] {
+    for (EmuStream* s : g_streams)
+      if (!s->q.empty()) return false;
+    return true;
+  });
+}
+/** Whether a copy of this kind may stay queued: only device and page-locked memory, as on a GPU. */
+inline bool asyncCopy(const void* d, const void* s, int kind) {
+  switch (kind) {
+    case 1: return isPinned(s);                  // host to device
+    case 2: return isPinned(d);                  // device to host
+    case 3: return true;                         // device to device
+    case 0: return isPinned(s) && isPinned(d);   // host to host
+    default: return false;
+  }
+}
+inline void pin(void* p, size_t n) {
+  std::lock_guard<std::recursive_mutex> lock(g_streamMutex);
+  g_pinned[static_cast<const char*>(p)] = n;
+}
+inline void unpin(void* p) {
+  std::lock_guard<std::recursive_mutex> lock(g_streamMutex);
+  g_pinned.erase(static_cast<const char*>(p));
+}
 }  // namespace emu
 
 inline cudaError_t cudaGetDeviceCount(int* n) { *n = std::getenv("PHASOR_EMU_NO_DEVICE") ? 0 : 1; return cudaSuccess; }
@@ -437,33 +560,114 @@ inline cudaError_t cudaMalloc(void** p, size_t n) {
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 template <class T> inline cudaError_t cudaMalloc(T** p, size_t n) { return cudaMalloc((void**)p, n); }
-inline cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
-inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) { return cudaMalloc(p, n); }
-template <class T> inline cudaError_t cudaHostAlloc(T** p, size_t n, unsigned f) { return cudaHostAlloc((void**)p, n, f); }
-inline cudaError_t cudaMallocHost(void** p, size_t n) { return cudaMalloc(p, n); }
-inline cudaError_t cudaFreeHost(void* p) { std::free(p); return cudaSuccess; }
-inline cudaError_t cudaHostRegister(void*, size_t, unsigned) { return cudaSuccess; }
-inline cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
-inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) { std::memmove(d, s, n); return cudaSuccess; }
-inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) { return cudaMemcpy(d, s, n, k); }
-inline cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind, cudaStream_t = nullptr) {
-  for (size_t r = 0; r < h; r++) std::memmove((char*)d + r * dp, (const char*)s + r * sp, w);
+inline cudaError_t cudaFree(void* p) {
+  emu::drainAll();  // cudaFree waits for the device
+  std::free(p);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemset(void* d, int v, size_t n) { std::memset(d, v, n); return cudaSuccess; }
-inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t = nullptr) { return cudaMemset(d, v, n); }
-inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = reinterpret_cast<cudaStream_t>(new char(0)); return cudaSuccess; }
+inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) {
+  cudaError_t e = cudaMalloc(p, n);
+  if (e == cudaSuccess) emu::pin(*p, n);
+  return e;
+}
+template <class T> inline cudaError_t cudaHostAlloc(T** p, size_t n, unsigned f) { return cudaHostAlloc((void**)p, n, f); }
+inline cudaError_t cudaMallocHost(void** p, size_t n) { return cudaHostAlloc(p, n, 0); }
+inline cudaError_t cudaFreeHost(void* p) {
+  emu::drainAll();
+  emu::unpin(p);
+  std::free(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaHostRegister(void* p, size_t n, unsigned) { emu::pin(p, n); return cudaSuccess; }
+inline cudaError_t cudaHostUnregister(void* p) { emu::drainAll(); emu::unpin(p); return cudaSuccess; }
+// blocking copies and memsets run on the legacy stream, which the Gpu's non-blocking streams do not wait for
+inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) {
+  emu::drain(nullptr);
+  std::memmove(d, s, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st = nullptr) {
+  if (emu::deferred() && emu::asyncCopy(d, s, k)) {
+    emu::enqueue(st, [=] { std::memmove(d, s, n); });
+    return cudaSuccess;
+  }
+  emu::drain(st);  // pageable memory: the stream's earlier work first, then the copy, before returning
+  std::memmove(d, s, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k,
+                                     cudaStream_t st = nullptr) {
+  auto run = [=] {
+    for (size_t r = 0; r < h; r++) std::memmove((char*)d + r * dp, (const char*)s + r * sp, w);
+  };
+  if (emu::deferred() && emu::asyncCopy(d, s, k)) {
+    emu::enqueue(st, run);
+    return cudaSuccess;
+  }
+  emu::drain(st);
+  run();
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemset(void* d, int v, size_t n) {
+  emu::drain(nullptr);
+  std::memset(d, v, n);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t st = nullptr) {
+  if (!emu::deferred()) return cudaMemset(d, v, n);
+  emu::enqueue(st, [=] { std::memset(d, v, n); });
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  std::lock_guard<std::recursive_mutex> lock(emu::g_streamMutex);
+  *s = new EmuStream();
+  emu::g_streams.push_back(*s);
+  return cudaSuccess;
+}
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
-inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete reinterpret_cast<char*>(s); return cudaSuccess; }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
-inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  emu::drain(s);  // its queued work still completes
+  std::lock_guard<std::recursive_mutex> lock(emu::g_streamMutex);
+  emu::g_streams.erase(std::find(emu::g_streams.begin(), emu::g_streams.end(), s));
+  delete s;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { emu::drain(s); return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+  if (emu::deferred() && e->last) emu::enqueue(s, nullptr, e->last);  // the record made before this call
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSynchronize() { emu::drainAll(); return cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = new EmuEvent(); return cudaSuccess; }
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
-inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) { e->t = emu::nowMs(); return cudaSuccess; }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  emu::drainAll();  // a queued record still writes it
+  delete e;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
+  if (!emu::deferred()) {
+    e->t = emu::nowMs();
+    return cudaSuccess;
+  }
+  auto done = std::make_shared<bool>(false);
+  e->last = done;
+  emu::enqueue(s, [e, done] {
+    e->t = emu::nowMs();
+    *done = true;
+  });
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (emu::deferred() && e->last) {
+    std::shared_ptr<bool> done = e->last;
+    emu::runUntil([done] { return *done; });
+  }
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventQuery(cudaEvent_t e) {
+  return emu::deferred() && e->last && !*e->last ? cudaErrorNotReady : cudaSuccess;
+}
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)(b->t - a->t); return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { cudaError_t e = emu::lastError(); emu::lastError() = cudaSuccess; return e; }
 inline cudaError_t cudaPeekAtLastError() { return emu::lastError(); }

@@ -1,11 +1,14 @@
-// Self-test of the stream processors (FIR, correlation, spectrogram) against float64 references, on the
-// GPU or in the CPU emulation. Prints one line per case; exits 1 on a failure.
+// Self-test of the stream processors (FIR, correlation, spectrogram) against float64 references, and of
+// the host pipeline (pinned and pageable) against device memory, on the GPU or in the CPU emulation
+// (PHASOR_EMU_ASYNC=1 for deferred streams). Prints one line per case; exits 1 on a failure.
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
+#include "../ops.h"
 #include "../processors.h"
 
 static std::mt19937 rng(11);
@@ -131,8 +134,8 @@ static void testCorr(int M, bool complex, long long size = 0) {
   report(worst < 2e-4 && peaksOk, what, worst);
 }
 
-static void testSpec(int n, long long hop, bool complex, long long columns, bool avg) {
-  ph::Gpu& gpu = *new ph::Gpu(0);
+/** Hann window; averaging 0.25 and peak hold when avg. */
+static ph::SpectrogramConfig specConfig(int n, long long hop, bool complex, long long columns, bool avg) {
   ph::SpectrogramConfig cfg;
   cfg.n = n;
   cfg.hop = hop;
@@ -141,6 +144,12 @@ static void testSpec(int n, long long hop, bool complex, long long columns, bool
   cfg.columns = columns;
   cfg.averaging = avg ? 0.25 : 0;
   cfg.peakHold = avg;
+  return cfg;
+}
+
+static void testSpec(int n, long long hop, bool complex, long long columns, bool avg) {
+  ph::Gpu& gpu = *new ph::Gpu(0);
+  const ph::SpectrogramConfig cfg = specConfig(n, hop, complex, columns, avg);
   ph::Spectrogram sp(gpu, cfg);
   const int vps = complex ? 2 : 1;
   const long long N = 20 * n;
@@ -199,6 +208,138 @@ static void testSpec(int n, long long hop, bool complex, long long columns, bool
   report(worst < 2e-3 && wa < 2e-3, what, std::max(worst, wa));
 }
 
+// The host pipeline (runHost → pipelineHost) from page-locked and from pageable memory against the same
+// transforms of device memory, bit for bit, over about 7½ pieces of 64 KiB (every slot of the ring reused).
+static void testPipeline(ph::Op op, long long n) {
+  ph::Gpu& gpu = *new ph::Gpu(0);
+  const size_t piece = 1 << 16, saved = ph::hostPiece();
+  ph::hostPiece() = piece;
+  const long long inV = ph::opInValues(op, n), outV = ph::opOutValues(op, n);
+  const long long per = std::max<long long>(1, (long long)(piece / (4 * std::max(inV, outV))));
+  const long long batch = std::max<long long>(8, (15 * per + 1) / 2);
+  const size_t inBytes = (size_t)(inV * batch) * 4, outBytes = (size_t)(outV * batch) * 4;
+  std::vector<float> x(inV * batch), ref(outV * batch), pageable(outV * batch);
+  for (auto& v : x) v = (float)nd(rng);
+  ph::DevBuf din(inBytes + 16), dout(outBytes + 16);
+  PH_CHECK(cudaMemcpy(din.get(), x.data(), inBytes, cudaMemcpyHostToDevice));
+  ph::runDevice(gpu, op, n, batch, din.get<float>(), dout.get<float>(), gpu.stream());
+  gpu.sync();
+  PH_CHECK(cudaMemcpy(ref.data(), dout.get(), outBytes, cudaMemcpyDeviceToHost));
+  ph::runHost(gpu, op, n, batch, x.data(), pageable.data(), false);
+  ph::PinnedBuf hin, hout;
+  hin.ensure(inBytes);
+  hout.ensure(outBytes);
+  std::memcpy(hin.get(), x.data(), inBytes);
+  ph::runHost(gpu, op, n, batch, hin.get<float>(), hout.get<float>(), true);
+  const bool samePageable = std::memcmp(pageable.data(), ref.data(), outBytes) == 0;
+  const bool samePinned = std::memcmp(hout.get(), ref.data(), outBytes) == 0;
+  const char* names[] = {"fft", "ifft", "rfft", "irfft"};
+  char what[200];
+  std::snprintf(what, sizeof what, "host pipeline %s n=%lld batch=%lld: pageable %s, pinned %s", names[(int)op], n, batch,
+                samePageable ? "identical" : "DIFFERS", samePinned ? "identical" : "DIFFERS");
+  report(samePageable && samePinned, what, 0);
+  ph::hostPiece() = saved;
+}
+
+// The CPU backend's frame bookkeeping (electron/engine/backends/cuda/processors.ts), for pushes from here.
+struct SpecFeed {
+  ph::Spectrogram& sp;
+  long long n, hop, vps, bufStart = 0, buffered = 0, nextFrame = 0;
+  /** Pushes fresh·vps values; rows (count × width) go to rows; returns count. */
+  long long push(ph::Input in, float* rows, float* avg, float* peak, bool rowsPinned) {
+    const long long fresh = in.values / vps, firstNeeded = nextFrame * hop, end = bufStart + buffered + fresh;
+    long long skip = 0;
+    if (buffered == 0 && bufStart < firstNeeded) {
+      skip = std::min(fresh, firstNeeded - bufStart);
+      bufStart += skip;
+    }
+    const long long total = buffered + fresh - skip;
+    const long long count = end >= firstNeeded + n ? (end - n) / hop - nextFrame + 1 : 0;
+    nextFrame += count;
+    const long long keepFrom = std::min(total, std::max(0LL, nextFrame * hop - bufStart));
+    bufStart += keepFrom;
+    buffered = total - keepFrom;
+    sp.push(in, skip * vps, count, keepFrom * vps, rows, avg, peak, rowsPinned);
+    return count;
+  }
+};
+
+// A push of many pieces of rows from page-locked memory into page-locked rows (the benchmark's path) and
+// from pageable memory, against small pushes: rows, average and peak hold, bit for bit.
+static void testSpecStreamed(int n, long long hop, bool complex, long long columns) {
+  ph::Gpu& gpu = *new ph::Gpu(0);
+  const size_t piece = 1 << 14, saved = ph::hostPiece();
+  ph::hostPiece() = piece;
+  const ph::SpectrogramConfig cfg = specConfig(n, hop, complex, columns, true);
+  const long long vps = complex ? 2 : 1;
+  long long width;
+  {
+    ph::Spectrogram probe(gpu, cfg);
+    width = probe.width();
+  }
+  const long long per = std::max<long long>(1, (long long)(piece / (4 * width)));
+  const long long frames = (15 * per + 1) / 2, N = (frames - 1) * hop + n + 3;
+  std::vector<short> raw(N * vps);
+  for (auto& v : raw) v = (short)(8000 * nd(rng));
+  ph::PinnedBuf pin, pinRows;
+  pin.ensure(raw.size() * 2);
+  std::memcpy(pin.get(), raw.data(), raw.size() * 2);
+  pinRows.ensure((size_t)(frames * width) * 4);
+  // a short first push: the streamed one starts with kept values, or with hop > n with a skip
+  const long long first = hop > n ? n + (hop - n) / 2 : n + hop / 2 + 3;
+  auto input = [&](const void* base, long long from, long long to, bool pinned) {
+    ph::Input in;
+    in.host = static_cast<const short*>(base) + from * vps;
+    in.values = (to - from) * vps;
+    in.dtype = ph::DType::I16;
+    in.offset = 1;
+    in.scale = 1.0f / 32768;
+    in.pinned = pinned;
+    return in;
+  };
+  struct Out {
+    std::vector<float> rows, avg, peak;
+    long long streamedCount = 0;
+  };
+  // mode 0: small pushes; 1: one pageable push after the first; 2: pinned input and rows
+  auto run = [&](int mode) {
+    ph::Spectrogram sp(gpu, cfg);
+    SpecFeed feed{sp, n, hop, vps};
+    Out o;
+    o.rows.assign(frames * width, NAN);
+    o.avg.assign(width, NAN);
+    o.peak.assign(width, NAN);
+    float* rows = mode == 2 ? pinRows.get<float>() : o.rows.data();
+    long long at = 0, done = 0;
+    done += feed.push(input(raw.data(), 0, first, false), rows, o.avg.data(), o.peak.data(), false);
+    at = first;
+    const long long block = mode == 0 ? std::max<long long>(1, per / 2) * hop : N - first;
+    while (at < N) {
+      const long long to = std::min(N, at + block);
+      const long long c = feed.push(input(mode == 2 ? pin.get() : raw.data(), at, to, mode == 2), rows + done * width,
+                                    o.avg.data(), o.peak.data(), mode == 2);
+      if (mode != 0) o.streamedCount = c;
+      done += c;
+      at = to;
+    }
+    if (mode == 2) std::memcpy(o.rows.data(), rows, o.rows.size() * 4);
+    return o;
+  };
+  const Out small = run(0), pageable = run(1), pinned = run(2);
+  auto same = [](const Out& a, const Out& b) {
+    return std::memcmp(a.rows.data(), b.rows.data(), a.rows.size() * 4) == 0 &&
+           std::memcmp(a.avg.data(), b.avg.data(), a.avg.size() * 4) == 0 &&
+           std::memcmp(a.peak.data(), b.peak.data(), a.peak.size() * 4) == 0;
+  };
+  const bool ok = pageable.streamedCount > 3 * per && same(small, pageable) && same(small, pinned);
+  char what[200];
+  std::snprintf(what, sizeof what, "spectrogram streamed n=%d hop=%lld %s cols=%lld, %lld frames in one push: %s", n, hop,
+                complex ? "complex" : "real", width, pageable.streamedCount,
+                ok ? "identical" : "DIFFERS");
+  report(ok, what, 0);
+  ph::hostPiece() = saved;
+}
+
 int main() {
   testFir(5, 1, false, false);
   testFir(31, 2, true, false);
@@ -223,6 +364,15 @@ int main() {
   testSpec(128, 33, false, 0, false);
   testSpec(128, 40, false, 20, true);
   testSpec(128, 31, true, 0, false);
+  testPipeline(ph::Op::Fft, 256);
+  testPipeline(ph::Op::Ifft, 4096);
+  testPipeline(ph::Op::Fft, 16384);
+  testPipeline(ph::Op::Rfft, 1000);
+  testPipeline(ph::Op::Irfft, 1024);
+  testSpecStreamed(64, 16, false, 0);
+  testSpecStreamed(128, 32, true, 50);
+  testSpecStreamed(48, 12, false, 0);
+  testSpecStreamed(30, 40, true, 0);
   std::printf("%s\n", fails ? "FAILED" : "all passed");
   return fails ? 1 : 0;
 }

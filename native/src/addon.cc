@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, osMaxH, specTwiddleTable }): plan choices, for benchmark variants
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, osMaxH, specTwiddleTable, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -328,12 +328,15 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("mixedPad")) tune.mixedPad = (int)num(o.Get("mixedPad"));
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
     const bool specTable = o.Has("specTwiddleTable") ? flag(o.Get("specTwiddleTable")) : true;
+    const long long piece = o.Has("pieceBytes") ? num(o.Get("pieceBytes")) : (long long)ph::kHostPiece;
+    if (piece < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH, specTable] {
+    t->run = [c, tune, maxH, specTable, piece] {
       ph::fftTuning() = tune;
       ph::osMaxH() = maxH;
       ph::specTwiddleTable() = specTable;
+      ph::hostPiece() = (size_t)piece;
       c->g().clearPlans();
     };
     return core->submit(env, std::move(t));
@@ -377,6 +380,7 @@ class Context : public Napi::ObjectWrap<Context> {
       if (!res->available) o.Set("reason", res->reason);
       o.Set("kernelMs", res->kernelMs);
       o.Set("endToEndMs", res->endToEndMs);
+      o.Set("endToEndDiffers", res->endToEndDiffers);
       o.Set("samplesPerSecond", res->samplesPerSecond);
       o.Set("bytes", res->bytes);
       o.Set("relError", std::isfinite(res->relError) ? res->relError : -1.0);

@@ -2,9 +2,10 @@
 // it is skipped with the reason (printed). Tolerances are the issue's: relative L2 ≤ 3e-7 for n ≤ 4096
 // (cuFFT reaches 1.9e-7 there) and ≤ 1e-6 for every other size.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeviceArray } from '../../electron/engine/backends/backend.js';
 import { InvalidArgumentError } from '../../electron/engine/errors.js';
 import { type Gpu, openGpu } from './gpu.js';
-import { dft, gaussian, relL2 } from './reference.js';
+import { dft, firstDifference, gaussian, relL2 } from './reference.js';
 
 let gpu: Gpu;
 beforeAll(async () => {
@@ -76,6 +77,48 @@ describe('CUDA fft', () => {
     dev.free();
     await expect(gpu.backend.fft(dev, n)).rejects.toBeInstanceOf(InvalidArgumentError);
   });
+
+  it('[needs-gpu] a host batch of many pipeline pieces equals the device-array result, bit for bit', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const backend = gpu.backend;
+    // host batches run through the copy pipeline in pieces of whole transforms (8 MB; 64 KiB in the
+    // emulation, through setTuning's pieceBytes); a device array runs as one batch
+    const piece = gpu.emulation ? 1 << 16 : 8 << 20;
+    if (gpu.emulation) await backend.ctx.setTuning({ pieceBytes: piece });
+    try {
+      const big = gpu.emulation ? 16384 : 1 << 21; // one transform is more than a piece
+      for (const { op, n } of [
+        { op: 'fft', n: 256 },
+        { op: 'ifft', n: 4096 },
+        { op: 'fft', n: big },
+        { op: 'fft', n: 1000 },
+        { op: 'rfft', n: 1024 },
+        { op: 'rfft', n: 1000 },
+        { op: 'irfft', n: 1024 },
+      ] as const) {
+        const inPer = op === 'rfft' ? n : op === 'irfft' ? 2 * (Math.floor(n / 2) + 1) : 2 * n;
+        const outPer = op === 'rfft' ? 2 * (Math.floor(n / 2) + 1) : op === 'irfft' ? n : 2 * n;
+        // about 7½ pieces: every slot of the three-slot ring reused twice, the last piece short
+        const per = Math.max(1, Math.floor(piece / (4 * Math.max(inPer, outPer))));
+        const batch = Math.max(8, Math.ceil(7.5 * per));
+        const x = gaussian(inPer * batch, n + 17);
+        const run = (input: Float32Array | DeviceArray) =>
+          op === 'rfft'
+            ? backend.rfft(input, n)
+            : op === 'irfft'
+              ? backend.irfft(input, n)
+              : backend.fft(input, n, { inverse: op === 'ifft' });
+        const host = await run(x);
+        const dev = await backend.upload(x);
+        const ref = await run(dev);
+        dev.free();
+        expect(host.length).toBe(outPer * batch);
+        expect(firstDifference(host, ref), `${op} n=${n} batch=${batch}`).toBe(-1);
+      }
+    } finally {
+      if (gpu.emulation) await backend.ctx.setTuning({});
+    }
+  }, 600_000);
 
   it('[needs-gpu] rfft and irfft follow numpy (odd and even sizes, batches)', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);

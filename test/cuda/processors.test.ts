@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpectrogramRows } from '../../electron/engine/backends/backend.js';
 import { InvalidArgumentError } from '../../electron/engine/errors.js';
 import { type Gpu, openGpu } from './gpu.js';
-import { correlationScores, dft, gaussian, lfilter, relL2 } from './reference.js';
+import { correlationScores, dft, firstDifference, gaussian, lfilter, relL2 } from './reference.js';
 
 let gpu: Gpu;
 beforeAll(async () => {
@@ -194,6 +194,90 @@ describe('CUDA spectrogram', () => {
     expect(again.firstFrame).toBe(0);
     expect(again.rows).toEqual(Float32Array.from(rows));
   });
+});
+
+describe('CUDA spectrogram, streamed', () => {
+  it('[needs-gpu] a push of several pieces of rows equals small pushes: rows, average and peak hold', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const backend = gpu.backend;
+    // a push of more than one piece of rows streams through the copy pipeline (pieces of 8 MB of rows;
+    // here 1 MB, 16 KiB in the emulation, through setTuning's pieceBytes)
+    const piece = gpu.emulation ? 1 << 14 : 1 << 20;
+    await backend.ctx.setTuning({ pieceBytes: piece });
+    try {
+      for (const c of [
+        { n: 64, hop: 16, complex: false, raw: false }, // fused, real
+        { n: 128, hop: 32, complex: true, raw: true, columns: 50, averaging: 0.2, peakHold: true }, // fused, complex, i16
+        { n: 48, hop: 12, complex: false, raw: false, averaging: 0.3, peakHold: true }, // framing + FFT plan + rows
+        { n: 30, hop: 40, complex: true, raw: true, peakHold: true }, // hop > fft: samples skipped on the way in
+        { n: 4096, hop: 1024, complex: false, raw: true, averaging: 0.1 }, // the benchmark's shape
+      ]) {
+        if (gpu.emulation && c.n > 256) continue;
+        const vps = c.complex ? 2 : 1;
+        const bins = c.complex ? c.n : c.n / 2 + 1;
+        const width = c.columns ?? bins;
+        const per = Math.max(1, Math.floor(piece / (4 * width))); // frames a piece
+        const frames = Math.ceil(7.5 * per);
+        const samples = (frames - 1) * c.hop + c.n + 5;
+        const g = gaussian(samples * vps, c.n + c.hop);
+        const raw = Int16Array.from(g, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 5000))));
+        const input = (from: number, to: number) =>
+          c.raw
+            ? { data: raw.subarray(from * vps, to * vps), offset: 2, scale: 1 / 32768 }
+            : g.subarray(from * vps, to * vps);
+        const config = {
+          fft: c.n,
+          hop: c.hop,
+          window: hann(c.n),
+          complex: c.complex,
+          columns: c.columns,
+          averaging: c.averaging,
+          peakHold: c.peakHold,
+        };
+        const run = async (cuts: number[]) => {
+          const sp = backend.createSpectrogram(config);
+          const parts: SpectrogramRows[] = [];
+          let at = 0;
+          for (const cut of [...cuts, samples]) {
+            parts.push(await sp.push(input(at, cut)));
+            at = cut;
+          }
+          sp.dispose();
+          const rows = new Float32Array(parts.reduce((s, p) => s + p.rows.length, 0));
+          let k = 0;
+          for (const p of parts) {
+            rows.set(p.rows, k);
+            k += p.rows.length;
+          }
+          return { rows, parts, last: parts[parts.length - 1] };
+        };
+        // a short first push leaves kept samples for the streamed one; with hop > fft it ends between two
+        // frames, so that the streamed push starts with a skip
+        const first = c.hop > c.n ? c.n + Math.floor((c.hop - c.n) / 2) : c.n + Math.floor(c.hop / 2) + 3;
+        const streamed = await run([first]);
+        expect(streamed.parts[1].count, `n=${c.n}: streamed`).toBeGreaterThan(3 * per);
+        const small: number[] = [];
+        for (let at = first; at < samples; at += Math.max(1, Math.floor(per / 2)) * c.hop) small.push(at);
+        const pushes = await run(small);
+        const what = `n=${c.n} hop=${c.hop} ${c.complex ? 'complex' : 'real'}`;
+        expect(streamed.rows.length, what).toBe(frames * width);
+        expect(firstDifference(streamed.rows, pushes.rows), `${what} rows`).toBe(-1);
+        if (c.averaging)
+          expect(firstDifference(streamed.last.average!, pushes.last.average!), `${what} average`).toBe(-1);
+        if (c.peakHold)
+          expect(firstDifference(streamed.last.peak!, pushes.last.peak!), `${what} peak`).toBe(-1);
+        // and the rows are levels, not garbage: frame 0 against float64
+        const x = c.raw
+          ? Float32Array.from(raw.subarray(0, c.n * vps), (v) => (v - 2) / 32768)
+          : g.subarray(0, c.n * vps);
+        const ref = refRows(x, c.n, c.hop, c.complex, config.window, c.columns);
+        const got = Array.from(streamed.rows.subarray(0, width), (d) => 10 ** (d / 10));
+        expect(relL2(got, ref.linear[0]), `${what} frame 0`).toBeLessThan(2e-5);
+      }
+    } finally {
+      await backend.ctx.setTuning({});
+    }
+  }, 600_000);
 });
 
 describe('CUDA FIR', () => {

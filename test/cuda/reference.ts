@@ -213,3 +213,13 @@ export function correlationScores(x: Float32Array, t: Float32Array, complex: boo
   }
   return out;
 }
+
+/** The first index where the two arrays differ in a bit, or −1 (a fast check: vitest's diff of two large
+ *  arrays takes minutes). */
+export function firstDifference(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
+  return -1;
+}

@@ -36,6 +36,8 @@ export interface NativeBenchResult {
   reason?: string;
   kernelMs: number;
   endToEndMs: number;
+  /** 32-bit words of the end-to-end output unlike the kernel-only output (−1: not compared). */
+  endToEndDiffers: number;
   samplesPerSecond: number;
   bytes: number;
   relError: number;
@@ -81,6 +83,8 @@ export interface NativeContext {
     mixedPad?: number;
     osMaxH?: number;
     specTwiddleTable?: boolean;
+    /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
+    pieceBytes?: number;
   }): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
   planInfo(n: number): Promise<string>;
