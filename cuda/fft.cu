@@ -257,6 +257,11 @@ int stridedCols(Gpu& gpu, long long L) {
 
 void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   const bool strided = p.transIn || p.transOut;
+  p.fastBase = fftTuning().fastBase && p.ncols + kMaxTransCols < (1LL << 31) ? 1 : 0;
+  if (p.fastBase) {
+    p.dC0 = makeFastDiv((unsigned)p.C0);
+    p.dC1 = makeFastDiv((unsigned)p.C1);
+  }
   // a side that is not transposed through shared memory must be contiguous (the kernels assume it)
   if ((!p.transIn && p.si.ls != 1) || (!p.transOut && p.so.ls != 1))
     throw ArgumentError("FFT pass layout: a column read or written directly must be contiguous");

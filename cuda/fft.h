@@ -51,6 +51,8 @@ struct FftTuning {
   /** Exchanges of the mixed-radix register kernel: 0 as measured best (padded one float2 in 16 where a radix
    *  before the last is a multiple of 8, else unpadded), 1 padded, 2 unpadded (each address a pointer step). */
   int mixedPad = 0;
+  /** Column bases of the column kernels by 32-bit multiply-high divisions (true) or 64-bit divisions (false). */
+  bool fastBase = true;
 };
 FftTuning& fftTuning();
 

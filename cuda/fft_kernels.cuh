@@ -153,6 +153,27 @@ __device__ __forceinline__ void regFft(float2 (&v)[R], float2* sm, int j, const 
   regPasses<L, R, 1, TABLE>(v, sm, j, tab);
 }
 
+/** x / d for 32-bit x by a multiply-high and a shift (d ≥ 1 fixed on the host). */
+struct FastDiv {
+  unsigned d, mul, shift;
+};
+inline FastDiv makeFastDiv(unsigned d) {
+  FastDiv f{d, 0, 0};
+  unsigned l = 0;
+  while ((1ull << l) < d) l++;
+  f.shift = l;
+  f.mul = (unsigned)((((1ull << l) - d) << 32) / d + 1);
+  return f;
+}
+__host__ __device__ __forceinline__ unsigned fdiv(unsigned x, const FastDiv& f) {
+#ifdef __CUDA_ARCH__
+  const unsigned hi = __umulhi(x, f.mul);
+#else
+  const unsigned hi = (unsigned)(((unsigned long long)x * f.mul) >> 32);
+#endif
+  return (unsigned)(((unsigned long long)hi + x) >> f.shift);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Column layout: column c → (c0, c1, c2) with c0 = c mod C0, c1 = (c div C0) mod C1, c2 = c div (C0·C1);
 // element l of column c lives at c0·s0 + c1·s1 + c2·s2 + l·ls (complex units).
@@ -181,6 +202,8 @@ struct ColParams {
   int twShift;
   const float2* tab;       // pass twiddle rows (Gpu::regTable / Gpu::mixedTable)
   int plain;               // 1: a plain batch, column c at c·L in and out (no strides to resolve)
+  int fastBase;            // 1: columns < 2^31, column bases by 32-bit multiply-high divisions (dC0, dC1)
+  FastDiv dC0, dC1;        // by C0, C1
 };
 
 __device__ __forceinline__ long long colBase(long long col, long long C0, long long C1, const Strides& s) {
@@ -189,29 +212,20 @@ __device__ __forceinline__ long long colBase(long long col, long long C0, long l
   return c0 * s.s0 + c1 * s.s1 + c2 * s.s2;
 }
 
-__device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict__ hi, const float2* __restrict__ lo, int sh) {
-  return cmul(__ldg(hi + (x >> sh)), __ldg(lo + (x & ((1LL << sh) - 1))));
+/** colBase for a pass: by FastDiv where the pass allows it (p.fastBase), else by 64-bit divisions, which the
+ *  compiler expands into tens of instructions each (four a base). */
+__device__ __forceinline__ long long colBase(const ColParams& p, long long col, const Strides& s) {
+  if (p.fastBase) {
+    const unsigned c = (unsigned)col;
+    const unsigned t = fdiv(c, p.dC0), c0 = c - t * (unsigned)p.C0;
+    const unsigned c2 = fdiv(t, p.dC1), c1 = t - c2 * (unsigned)p.C1;
+    return (long long)c0 * s.s0 + (long long)c1 * s.s1 + (long long)c2 * s.s2;
+  }
+  return colBase(col, p.C0, p.C1, s);
 }
 
-/** x / d for 32-bit x by a multiply-high and a shift (d ≥ 1 fixed on the host). */
-struct FastDiv {
-  unsigned d, mul, shift;
-};
-inline FastDiv makeFastDiv(unsigned d) {
-  FastDiv f{d, 0, 0};
-  unsigned l = 0;
-  while ((1ull << l) < d) l++;
-  f.shift = l;
-  f.mul = (unsigned)((((1ull << l) - d) << 32) / d + 1);
-  return f;
-}
-__host__ __device__ __forceinline__ unsigned fdiv(unsigned x, const FastDiv& f) {
-#ifdef __CUDA_ARCH__
-  const unsigned hi = __umulhi(x, f.mul);
-#else
-  const unsigned hi = (unsigned)(((unsigned long long)x * f.mul) >> 32);
-#endif
-  return (unsigned)(((unsigned long long)hi + x) >> f.shift);
+__device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict__ hi, const float2* __restrict__ lo, int sh) {
+  return cmul(__ldg(hi + (x >> sh)), __ldg(lo + (x & ((1LL << sh) - 1))));
 }
 
 constexpr int kMaxTransCols = 64;
@@ -246,7 +260,7 @@ __device__ __forceinline__ long long colStart(const S& sh, const ColParams& p, l
   if constexpr (S::kPlainFast) {
     if (p.plain) return col * sh.len();
   }
-  return colBase(col, p.C0, p.C1, st);
+  return colBase(p, col, st);
 }
 
 /** Batched FFT along columns, of the shape S (RegShape, MixShape): each column's T = sh.threads() threads hold
@@ -275,8 +289,8 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
   if (TRANS && (p.transIn || p.transOut)) {
     if (tid < C && tid < kMaxTransCols) {
       long long cl = col0 + tid;
-      bases[0][tid] = colBase(cl, p.C0, p.C1, p.si);
-      bases[1][tid] = colBase(cl, p.C0, p.C1, p.so);
+      bases[0][tid] = colBase(p, cl, p.si);
+      bases[1][tid] = colBase(p, cl, p.so);
     }
     __syncthreads();
   }
@@ -539,9 +553,9 @@ constexpr int kMixElems[] = {10, 12, 14, 15, 20, 21, 24, 30};
 /** Threads per block at most: 512 up to 16 elements a thread, 256 above. */
 __host__ __device__ constexpr int mixMaxThreads(int E) { return E > 16 ? 256 : 512; }
 /** Registers a thread (ptxas, sm_90): about what each uses unbounded (E = 10 61, 12 69 — 4 bytes spill at 72 —,
- *  14 94, 15 91, 20 125, 21 128, 24 128), except at E = 30 (171 unbounded: one 200-thread block an SM), where
- *  144 keeps two with 96–116 bytes of spills. */
-__host__ __device__ constexpr int mixRegs(int E) { return E <= 12 ? 72 : E <= 16 ? 96 : E <= 24 ? 128 : 144; }
+ *  14 94, 15 91, 20 125, 21 128, 24 128), except at E = 30 (171 unbounded): 160 spills nothing and keeps three
+ *  of its 100-thread blocks an SM (144 kept as many with 96–116 bytes of spills). */
+__host__ __device__ constexpr int mixRegs(int E) { return E <= 12 ? 72 : E <= 16 ? 96 : E <= 24 ? 128 : 160; }
 
 template <int E, bool TRANS, bool PAD>
 __global__ void __maxnreg__(mixRegs(E)) fftColsMix(ColParams p, MixPlan mp) {

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   if (const char* e = std::getenv("PHASOR_SWIZZLE")) ph::fftTuning().swizzle = atoi(e) != 0;
   if (const char* e = std::getenv("PHASOR_MIXED_PAD")) ph::fftTuning().mixedPad = atoi(e);
   if (const char* e = std::getenv("PHASOR_MIXED_ELEMS")) ph::fftTuning().mixedElems = atoi(e);
+  if (const char* e = std::getenv("PHASOR_FAST_BASE")) ph::fftTuning().fastBase = atoi(e) != 0;
   ph::Gpu gpu(0);
   std::mt19937 rng(7);
   std::normal_distribution<double> nd;

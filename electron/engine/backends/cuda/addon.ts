@@ -81,6 +81,7 @@ export interface NativeContext {
     mixedElems?: number;
     mixedThreads?: number;
     mixedPad?: number;
+    fastBase?: boolean;
     osMaxH?: number;
     specTwiddleTable?: boolean;
     /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
