@@ -587,11 +587,27 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
 // Real transforms
 
 // X[k] = E + W_n^k·O, E = (Z[k] + conj Z[h−k])/2, O = −i(Z[k] − conj Z[h−k])/2, k = 0…h.
-__global__ void kRfftPost(const float2* z, float2* x, const float2* w, long long h, long long batch) {
+/** i → (i / d, i mod d): by FastDiv when every index fits 32 bits (fast.d ≠ 0), else by a 64-bit division. */
+__device__ __forceinline__ void splitIndex(long long i, long long d, const FastDiv& fast, long long& q, long long& r) {
+  if (fast.d) {
+    const unsigned qq = fdiv((unsigned)i, fast);
+    q = qq;
+    r = (long long)((unsigned)i - qq * fast.d);
+  } else {
+    q = i / d;
+    r = i - q * d;
+  }
+}
+static FastDiv indexDiv(long long d, long long total) {
+  return total < (1LL << 32) - 1024 ? makeFastDiv((unsigned)d) : FastDiv{0, 0, 0};
+}
+
+__global__ void kRfftPost(const float2* z, float2* x, const float2* w, long long h, long long batch, FastDiv fnb) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long nb = h + 1;
   if (i >= nb * batch) return;
-  const long long b = i / nb, k = i - b * nb;
+  long long b, k;
+  splitIndex(i, nb, fnb, b, k);
   const float2 zk = z[b * h + (k == h ? 0 : k)];
   const float2 zc = conjf2(z[b * h + (k == 0 ? 0 : h - k)]);
   const float2 e = cscale(cadd(zk, zc), 0.5f);
@@ -600,10 +616,11 @@ __global__ void kRfftPost(const float2* z, float2* x, const float2* w, long long
 }
 
 // Z[k] = E + i·O, E = (X[k] + conj X[h−k])/2, O = (X[k] − conj X[h−k])/2 · conj(W_n^k), k < h.
-__global__ void kIrfftPre(const float2* x, float2* z, const float2* w, long long h, long long batch) {
+__global__ void kIrfftPre(const float2* x, float2* z, const float2* w, long long h, long long batch, FastDiv fh) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= h * batch) return;
-  const long long b = i / h, k = i - b * h;
+  long long b, k;
+  splitIndex(i, h, fh, b, k);
   const float2* xb = x + b * (h + 1);
   float2 xk = xb[k], xc = xb[h - k];
   if (k == 0) { xk.y = 0.f; xc.y = 0.f; }  // DC and Nyquist are real
@@ -651,7 +668,8 @@ void rfft(Gpu& gpu, const float* in, float2* out, long long n, long long batch, 
     void* sc = gpu.scratch(slot, plan.scratchBytes(batch));
     plan.exec(reinterpret_cast<const float2*>(in), z, batch, false, sc, s);
     const float2* w = gpu.table(n);  // W_n^k, k ≤ h < n
-    PH_LAUNCH(kRfftPost, dim3(blocksFor((h + 1) * batch)), dim3(256), 0, s, z, out, w, h, batch);
+    PH_LAUNCH(kRfftPost, dim3(blocksFor((h + 1) * batch)), dim3(256), 0, s, z, out, w, h, batch,
+              indexDiv(h + 1, (h + 1) * batch));
     PH_CHECK_LAUNCH("rfft post-pass");
     return;
   }
@@ -675,7 +693,7 @@ void irfft(Gpu& gpu, const float2* in, float* out, long long n, long long batch,
     float2* z = static_cast<float2*>(gpu.scratch(slot + 1, (size_t)(h * batch) * sizeof(float2)));
     void* sc = gpu.scratch(slot, plan.scratchBytes(batch));
     const float2* w = gpu.table(n);
-    PH_LAUNCH(kIrfftPre, dim3(blocksFor(h * batch)), dim3(256), 0, s, in, z, w, h, batch);
+    PH_LAUNCH(kIrfftPre, dim3(blocksFor(h * batch)), dim3(256), 0, s, in, z, w, h, batch, indexDiv(h, h * batch));
     PH_CHECK_LAUNCH("irfft pre-pass");
     plan.exec(z, reinterpret_cast<float2*>(out), batch, true, sc, s);
     return;

@@ -134,6 +134,11 @@ for (const [tune, n, what] of [
   [{ mixedRegister: false }, 1000, 'the shared-memory mixed-radix kernel'],
   [{ mixedRegister: false }, 3000, 'the shared-memory mixed-radix kernel'],
   [{ mixedRegister: false }, 48000, 'the shared-memory mixed-radix kernel'],
+  [{ mixedThreads: 256 }, 1000, 'mixed-radix blocks of about 256 threads'],
+  [{ mixedPad: 1 }, 3000, 'padded mixed-radix exchanges'],
+  [{ mixedPad: 2 }, 1536, 'unpadded mixed-radix exchanges'],
+  [{ fastBase: false }, 8192, 'column bases by 64-bit divisions'],
+  [{ fastBase: false }, 2 ** 20, 'column bases by 64-bit divisions'],
 ]) {
   if (smoke && n > 2 ** 13) continue;
   await ctx.setTuning(tune);
