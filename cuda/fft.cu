@@ -85,13 +85,12 @@ static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
 }
 
 /** Whether a contiguous pass of size L runs the kernel compiled for transposed passes (it then just
- *  skips the transposes). Measured on an H200: at L = 2048 that kernel's code takes 0.56 ms, the
- *  contiguous kernel's 0.59 (v11; same registers, no spills: the compiler schedules them differently);
- *  at the other sizes the contiguous kernel is as fast or faster (docs/cuda/NOTES.md). */
+ *  skips the transposes): a measurement knob. Measured on an H200: at L = 2048 that kernel's code took 0.56 ms
+ *  and the contiguous kernel's 0.59 (v11), until the column bases by FastDiv: 0.588 against 0.544 (v15); at
+ *  the other sizes the contiguous kernel is as fast or faster (docs/cuda/NOTES.md). */
 static bool contigUsesTransKernel(long long L) {
-  if (fftTuning().contigKernel == 1 || L / regRadix((int)L) > 512) return false;
-  if (fftTuning().contigKernel == 2) return true;
-  return L == 2048;
+  if (L / regRadix((int)L) > 512) return false;
+  return fftTuning().contigKernel == 2;
 }
 
 template <int L, bool TABLE>
@@ -189,10 +188,11 @@ static std::string mixRegDescribe(long long L) {
 
 template <int E, bool TRANS, bool PAD>
 static void launchMixK(Gpu& gpu, ColParams& p, const MixPlan& mp, cudaStream_t s) {
-  // strided passes: up to 16 columns (rows of 128 bytes) within the block limit; contiguous: about 128 threads
-  // (measured on an H200 against 256 and 512: 3000 1.13 / 1.49 / 1.49 ms, 375 1.07 / 1.26 / 1.48, 1536 0.70 /
-  // 0.74 / 0.74; 1200 1.34 / 1.29 / 1.30)
-  const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads : 128;
+  // strided passes: up to 16 columns (rows of 128 bytes) within the block limit; contiguous: about 128 threads,
+  // 256 for the kernels of at most 72 registers (E ≤ 12). Measured on an H200, 128 / 256 / 512: 3000 (E = 30)
+  // 1.13 / 1.49 / 1.49 ms, 375 (15) 1.07 / 1.26 / 1.48, 1536 (24) 0.70 / 0.74 / 0.74, 2000 (20) 0.89 / 0.92 /
+  // 0.94; 1000 (10) 0.69 / 0.65 (v15, after the plain-batch bases)
+  const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads : E <= 12 ? 256 : 128;
   const int limit = TRANS ? mixMaxThreads(E) : std::min(aim, mixMaxThreads(E));
   int C = 1;
   while (2 * C * mp.T <= limit && 2 * C <= (TRANS ? 16 : kMaxTransCols)) C *= 2;

@@ -31,8 +31,8 @@ struct FftTuning {
   int stridedThreads = 0;
   /** A plain batch of L ≤ 32 loads and stores whole block-wide stretches through shared memory. */
   bool flatSmall = true;
-  /** Kernel of contiguous passes: 0 as measured best per size, 1 the contiguous kernel, 2 the kernel
-   *  compiled for transposed passes. */
+  /** Kernel of contiguous passes: 0 or 1 the contiguous kernel (measured best at every size since v15), 2 the
+   *  kernel compiled for transposed passes. */
   int contigKernel = 0;
   /** Threads per block of a contiguous register pass (0: as measured best, 256; 128 at L = 64). */
   int contigThreads = 0;
@@ -46,7 +46,7 @@ struct FftTuning {
   bool mixedRegister = true;
   /** Elements a thread of the mixed-radix register kernel (0: chosen; else this one of kMixElems where it fits). */
   int mixedElems = 0;
-  /** Threads per block a contiguous mixed-radix register pass aims at (0: 128). */
+  /** Threads per block a contiguous mixed-radix register pass aims at (0: 256 up to 12 elements a thread, else 128). */
   int mixedThreads = 0;
   /** Exchanges of the mixed-radix register kernel: 0 as measured best (padded one float2 in 16 where a radix
    *  before the last is a multiple of 8, else unpadded), 1 padded, 2 unpadded (each address a pointer step). */

@@ -122,7 +122,7 @@ for (const fm of [1024, 4096]) {
 // the choices of this session's kernels, against their alternatives
 for (const [tune, n, what] of [
   [{ wide8192: false }, 8192, '16 elements per thread (radix 2·16·16·16)'],
-  [{ contigKernel: 1 }, 2048, 'the contiguous kernel'],
+  [{ contigKernel: 2 }, 2048, 'the transposed-pass kernel'],
   [{ contigKernel: 2 }, 4096, 'the transposed-pass kernel'],
   [{ flatSmall: false }, 16, 'direct loads'],
   [{ flatSmall: false }, 32, 'direct loads'],
@@ -134,7 +134,8 @@ for (const [tune, n, what] of [
   [{ mixedRegister: false }, 1000, 'the shared-memory mixed-radix kernel'],
   [{ mixedRegister: false }, 3000, 'the shared-memory mixed-radix kernel'],
   [{ mixedRegister: false }, 48000, 'the shared-memory mixed-radix kernel'],
-  [{ mixedThreads: 256 }, 1000, 'mixed-radix blocks of about 256 threads'],
+  [{ mixedThreads: 128 }, 1000, 'mixed-radix blocks of about 128 threads'],
+  [{ mixedThreads: 256 }, 3000, 'mixed-radix blocks of about 256 threads'],
   [{ mixedPad: 1 }, 3000, 'padded mixed-radix exchanges'],
   [{ mixedPad: 2 }, 1536, 'unpadded mixed-radix exchanges'],
   [{ fastBase: false }, 8192, 'column bases by 64-bit divisions'],
