@@ -139,31 +139,29 @@ __device__ __forceinline__ void twiddleSplit(float2* y) {
   }
 }
 
+/** Q DFTs of P points: column c gathers a[i] = src[in(i, c)], transforms it, scatters dst[out(i, c)] = a[i]
+ *  (the index maps are compile-time constants once unrolled). The two stages of dftSplit and dftPfa. */
+template <int P, int Q, class In, class Out>
+__device__ __forceinline__ void dftColumns(const float2* src, float2* dst, In in, Out out) {
+#pragma unroll
+  for (int c = 0; c < Q; c++) {
+    float2 a[P];
+#pragma unroll
+    for (int i = 0; i < P; i++) a[i] = src[in(i, c)];
+    dft<P>(a);
+#pragma unroll
+    for (int i = 0; i < P; i++) dst[out(i, c)] = a[i];
+  }
+}
+
 // R = P·Q: n = n2 + Q·n1, k = k1 + P·k2. DFT_P over n1, twiddle W_R^{n2·k1}, DFT_Q over n2.
 template <int P, int Q>
 __device__ __forceinline__ void dftSplit(float2* v) {
-  constexpr int R = P * Q;
-  float2 y[R];
-#pragma unroll
-  for (int n2 = 0; n2 < Q; n2++) {
-    float2 a[P];
-#pragma unroll
-    for (int n1 = 0; n1 < P; n1++) a[n1] = v[n2 + Q * n1];
-    dft<P>(a);
-#pragma unroll
-    for (int k1 = 0; k1 < P; k1++) y[n2 * P + k1] = a[k1];
-  }
+  float2 y[P * Q];
+  dftColumns<P, Q>(v, y, [](int n1, int n2) { return n2 + Q * n1; }, [](int k1, int n2) { return n2 * P + k1; });
   // twiddles W_R^{n2·k1}: unrolled with compile-time exponents
   twiddleSplit<P, Q, 0>(y);
-#pragma unroll
-  for (int k1 = 0; k1 < P; k1++) {
-    float2 b[Q];
-#pragma unroll
-    for (int n2 = 0; n2 < Q; n2++) b[n2] = y[n2 * P + k1];
-    dft<Q>(b);
-#pragma unroll
-    for (int k2 = 0; k2 < Q; k2++) v[k1 + P * k2] = b[k2];
-  }
+  dftColumns<Q, P>(y, v, [](int n2, int k1) { return n2 * P + k1; }, [](int k2, int k1) { return k1 + P * k2; });
 }
 
 template <>
@@ -221,47 +219,26 @@ __host__ __device__ constexpr int invMod(int a, int m) {
 // stages, only index permutations, all compile-time constants.
 template <int P, int Q>
 __device__ __forceinline__ void dftPfa(float2* v) {
-  constexpr int R = P * Q;
-  static_assert(invMod(Q % P, P) * (Q % P) % P == 1 % P && invMod(P % Q, Q) * (P % Q) % Q == 1 % Q,
-                "dftPfa: P and Q must be coprime");
+  constexpr int R = P * Q, qi = invMod(Q % P, P), pi = invMod(P % Q, Q);
+  static_assert(qi * (Q % P) % P == 1 % P && pi * (P % Q) % Q == 1 % Q, "dftPfa: P and Q must be coprime");
   float2 y[R];
-#pragma unroll
-  for (int n2 = 0; n2 < Q; n2++) {
-    float2 a[P];
-#pragma unroll
-    for (int n1 = 0; n1 < P; n1++) a[n1] = v[(Q * n1 + P * n2) % R];
-    dft<P>(a);
-#pragma unroll
-    for (int k1 = 0; k1 < P; k1++) y[k1 * Q + n2] = a[k1];
-  }
-#pragma unroll
-  for (int k1 = 0; k1 < P; k1++) {
-    float2 b[Q];
-#pragma unroll
-    for (int n2 = 0; n2 < Q; n2++) b[n2] = y[k1 * Q + n2];
-    dft<Q>(b);
-#pragma unroll
-    for (int k2 = 0; k2 < Q; k2++) v[(k1 * Q * invMod(Q % P, P) + k2 * P * invMod(P % Q, Q)) % R] = b[k2];
-  }
+  dftColumns<P, Q>(v, y, [](int n1, int n2) { return (Q * n1 + P * n2) % R; }, [](int k1, int n2) { return k1 * Q + n2; });
+  dftColumns<Q, P>(y, v, [](int n2, int k1) { return k1 * Q + n2; },
+                   [](int k2, int k1) { return (k1 * Q * qi + k2 * P * pi) % R; });
 }
 // the radices of the mixed-radix register FFT (fft_kernels.cuh: every divisor of its elements per thread)
-template <>
-__device__ __forceinline__ void dft<6>(float2* v) { dftPfa<2, 3>(v); }
-template <>
-__device__ __forceinline__ void dft<10>(float2* v) { dftPfa<2, 5>(v); }
-template <>
-__device__ __forceinline__ void dft<12>(float2* v) { dftPfa<4, 3>(v); }
-template <>
-__device__ __forceinline__ void dft<14>(float2* v) { dftPfa<2, 7>(v); }
-template <>
-__device__ __forceinline__ void dft<15>(float2* v) { dftPfa<3, 5>(v); }
-template <>
-__device__ __forceinline__ void dft<20>(float2* v) { dftPfa<4, 5>(v); }
-template <>
-__device__ __forceinline__ void dft<21>(float2* v) { dftPfa<3, 7>(v); }
-template <>
-__device__ __forceinline__ void dft<24>(float2* v) { dftPfa<8, 3>(v); }
-template <>
-__device__ __forceinline__ void dft<30>(float2* v) { dftPfa<2, 15>(v); }
+#define PH_DFT_PFA(R, P, Q) \
+  template <>               \
+  __device__ __forceinline__ void dft<R>(float2* v) { dftPfa<P, Q>(v); }
+PH_DFT_PFA(6, 2, 3)
+PH_DFT_PFA(10, 2, 5)
+PH_DFT_PFA(12, 4, 3)
+PH_DFT_PFA(14, 2, 7)
+PH_DFT_PFA(15, 3, 5)
+PH_DFT_PFA(20, 4, 5)
+PH_DFT_PFA(21, 3, 7)
+PH_DFT_PFA(24, 8, 3)
+PH_DFT_PFA(30, 2, 15)
+#undef PH_DFT_PFA
 
 }  // namespace ph
