@@ -176,6 +176,9 @@ describe('live view in web mode', () => {
   it('stops drawing rows while paused and goes on after resume', async () => {
     await page.click('[data-test="pause"]');
     await page.locator('[data-test="paused-badge"]').waitFor();
+    // Rows the display took before the pause are still drawn in the next frame (CI once read 337, then
+    // 338): let two frames pass before counting.
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(0))))');
     const drawn = await rowsDrawn();
     const received = await hooks((h) => h.rowsReceived);
     await until(`window.__phasor.rowsReceived >= ${received + 50}`, 10_000);
