@@ -253,8 +253,9 @@ struct RegShape {
 };
 
 /** Where contiguous column `col` starts: c·L for a plain batch where the shape asks for it (S::kPlainFast: the
- *  mixed-radix kernel, whose threads hold fewer elements to spread colBase's 64-bit divisions over), else
- *  colBase. */
+ *  mixed-radix kernel, issue-bound, whose threads hold fewer elements to spread colBase's divisions over), else
+ *  colBase. Measured on an H200 against colBase by FastDiv (twice, same machine): 1000 0.652 / 0.686 ms, 3000
+ *  0.866 / 0.897, 1536 0.648 / 0.675, 375 0.750 / 0.776: 3–5 % at every mixed size. */
 template <class S>
 __device__ __forceinline__ long long colStart(const S& sh, const ColParams& p, long long col, const Strides& st) {
   if constexpr (S::kPlainFast) {
