@@ -176,6 +176,8 @@ static bool mixRegPlan(long long L, int& bestE, MixPlan& best) {
   return bestPasses <= (size_t)kMaxMixPasses;
 }
 
+static bool hasMixFixed(long long L, int E, const MixPlan& mp);
+
 static std::string mixRegDescribe(long long L) {
   int E = 0;
   MixPlan mp;
@@ -183,6 +185,7 @@ static std::string mixRegDescribe(long long L) {
   std::ostringstream o;
   o << "registers, ";
   for (int i = 0; i < mp.n; i++) o << (i ? "·" : "") << mp.r[i];
+  if (hasMixFixed(L, E, mp)) o << ", compile-time plan";
   return o.str();
 }
 
@@ -236,6 +239,64 @@ static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStre
   }
 }
 
+// Sizes whose contiguous passes run their register plan compiled whole (fftColsMixFix): L, elements a thread,
+// then the radices exactly as mixRegPlan chooses them (test/cuda/fft.test.ts checks that planInfo names each as
+// compile-time). Each is one more kernel in the fatbin.
+#define PH_MIX_FIXED(X)                                                                                  \
+  X(300, 30, 30, 10) X(500, 10, 10, 10, 5) X(600, 30, 30, 10, 2) X(1000, 10, 10, 10, 10) X(1200, 30, 30, 10, 2, 2) \
+  X(1500, 30, 30, 10, 5) X(2000, 20, 20, 20, 5) X(2400, 30, 30, 10, 2, 2, 2) X(3000, 30, 30, 10, 10)             \
+  X(4000, 20, 20, 20, 10)
+
+/** Launches the compile-time plan <L, E, Rs...> for a contiguous pass if it is the one `mp` describes. */
+template <int L, int E, int... Rs>
+static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, cudaStream_t s, int aimDefault = 0) {
+  constexpr int rs[] = {Rs...};
+  constexpr int n = (int)sizeof...(Rs);
+  if (mp.L != L || planE != E || mp.n != n) return false;
+  for (int i = 0; i < n; i++)
+    if (mp.r[i] != rs[i]) return false;
+  constexpr int T = L / E;
+  // blocks as launchMixK's contiguous ones
+  const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads
+                  : aimDefault > 0                ? aimDefault
+                  : E <= 12                       ? 256
+                                                  : 128;
+  const int limit = std::min(aim, mixMaxThreads(E));
+  int C = 1;
+  while (2 * C * T <= limit && 2 * C <= kMaxTransCols) C *= 2;
+  const size_t smem = (size_t)C * paddedLen(L) * sizeof(float2);
+  gpu.allowSmem(fftColsMixFix<L, E, Rs...>, smem);
+  PH_LAUNCH(PH_K(fftColsMixFix<L, E, Rs...>), dim3((unsigned)ceilDiv(p.ncols, C)), dim3(C * T), smem, s, p);
+  PH_CHECK_LAUNCH("mixed-radix register FFT kernel launch");
+  return true;
+}
+
+/** The compile-time plan of a contiguous pass, where kMixFixed has one for this plan (false: none ran). */
+static bool launchMixFixed(Gpu& gpu, ColParams& p, int E, const MixPlan& mp, cudaStream_t s) {
+  if (!fftTuning().mixedFixed || p.transIn || p.transOut) return false;
+#define PH_FIX_TRY(L, E_, ...) \
+  if (launchMixFix<L, E_, __VA_ARGS__>(gpu, p, E, mp, s)) return true;
+  PH_MIX_FIXED(PH_FIX_TRY)
+#undef PH_FIX_TRY
+  return false;
+}
+
+/** Whether a size's contiguous pass has a compile-time plan (for describe()). */
+static bool hasMixFixed(long long L, int E, const MixPlan& mp) {
+  if (!fftTuning().mixedFixed) return false;
+  bool found = false;
+#define PH_FIX_HAS(L_, E_, ...)                                                          \
+  {                                                                                      \
+    constexpr int rs[] = {__VA_ARGS__};                                                  \
+    bool same = L == L_ && E == E_ && mp.n == (int)(sizeof(rs) / sizeof(int));           \
+    for (int i = 0; same && i < mp.n; i++) same = mp.r[i] == rs[i];                      \
+    found = found || same;                                                               \
+  }
+  PH_MIX_FIXED(PH_FIX_HAS)
+#undef PH_FIX_HAS
+  return found;
+}
+
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
     // up to 16 columns (rows of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads
@@ -265,11 +326,25 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   // a side that is not transposed through shared memory must be contiguous (the kernels assume it)
   if ((!p.transIn && p.si.ls != 1) || (!p.transOut && p.so.ls != 1))
     throw ArgumentError("FFT pass layout: a column read or written directly must be contiguous");
+  if (p.twN && !strided) throw ArgumentError("FFT pass layout: pass twiddles need a transposed side");
   if (isPow2(L) && L <= kRegMax) {
     p.tab = fftTuning().twiddleTable ? gpu.regTable(L) : nullptr;
     p.twPow2 = p.twN > 0 && isPow2(p.twN) && !fftTuning().passTwiddleTable;
     p.swz = fftTuning().swizzle ? 1 : 0;
     const long long T = L / regRadix((int)L);
+    // 64 contiguous: the compile-time mixed-radix kernel, 8 elements a thread (radix 8·8) in blocks of 64
+    // threads (measured on an H200: 0.523 ms, against 0.571 for the power-of-two kernel's 16 elements, radix
+    // 4·16, and 0.543 / 0.533 for blocks of 128 / 256)
+    if (L == 64 && !strided && fftTuning().mix64) {
+      static const int r88[] = {8, 8};
+      MixPlan mp{};
+      mp.L = 64;
+      mp.n = 2;
+      mp.r[0] = mp.r[1] = 8;
+      p.tab = gpu.mixedTable(64, 2, r88, true);
+      launchMixFix<64, 8, 8, 8>(gpu, p, 8, mp, s, 64);
+      return;
+    }
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)
     if (L == 8192 && !strided && fftTuning().wide8192 && !fftTuning().twiddleTable) {
       launchRegK<8192, false, 32>(gpu, p, s, C > 0 ? C : 1);
@@ -289,7 +364,7 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   MixPlan mp;
   if (mixRegPlan(L, E, mp)) {
     p.tab = gpu.mixedTable(L, mp.n, mp.r, true);
-    launchMix(gpu, E, p, mp, s);
+    if (!launchMixFixed(gpu, p, E, mp, s)) launchMix(gpu, E, p, mp, s);
     return;
   }
   const MixedRadix mr = mixedRadix(L);
@@ -393,7 +468,26 @@ static bool hasMixReg(long long L) {
 // Fewest passes; then fewest factors in the shared-memory mixed-radix kernel (no register plan: 44100 as
 // 441 × 100 rather than 210 × 210); then fewest mixed-radix factors; then the most balanced.
 static std::vector<long long> factorize(Gpu& gpu, long long n) {
+  {
+    std::vector<long long> f;
+    long long prod = 1;
+    bool ok = true;
+    for (long long x : fftTuning().factors)
+      if (x > 0) {
+        f.push_back(x);
+        prod *= x;
+        ok = ok && passable(gpu, x);
+      }
+    if (f.size() >= 2 && ok && prod == n) return f;
+  }
   std::vector<long long> best;
+  // Powers of two: the first (strided, transposed on both sides) factor at most 256 where the others fit, else
+  // as small as they allow, and at least 128; then the most balanced. Measured on an H200 (v16): 2^20 as
+  // 512 × 2048 1.54 ms against 1024 × 1024 1.60, 2^19 256 × 2048 1.41 against 512 × 1024 1.47, 2^18 128 × 2048
+  // or 256 × 1024 1.33–1.35 against 512 × 512 1.41, 2^22 128 × 128 × 256 1.76 against 64 × 256 × 256 1.81; 2^16
+  // 256 × 256 1.19 against 128 × 512 1.23; contiguous factors of 4096 and 8192 were 2–3× slower (their transposed
+  // stores write rows of 2 or 1 columns). Strided passes of 512 points and more run at about half the copy
+  // bandwidth. Other sizes: the most balanced.
   auto score = [&](const std::vector<long long>& f) {
     long long slow = 0, mixed = 0, mx = 0;
     for (long long x : f) {
@@ -401,7 +495,8 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
       mixed += !isPow2(x);
       mx = std::max(mx, x);
     }
-    return std::make_tuple(slow, mixed, mx);
+    if (isPow2(n)) return std::make_tuple(slow, mixed, std::max(f[0], 256LL), f[0] < 128 ? 1LL : 0LL, mx);
+    return std::make_tuple(slow, mixed, 0LL, 0LL, mx);
   };
   const auto ds = divisors(n);
   for (int k = 2; k <= 3 && best.empty(); k++) {
@@ -460,7 +555,9 @@ std::string FftPlan::describe() const {
   std::ostringstream o;
   switch (kind_) {
     case Kind::Copy: o << "identity"; break;
-    case Kind::Reg: o << "1 pass (register, " << n_ << ")"; break;
+    case Kind::Reg:
+      o << "1 pass (register, " << (n_ == 64 && fftTuning().mix64 ? "8·8 compile-time plan, " : "") << n_ << ")";
+      break;
     case Kind::Mixed: o << "1 pass (mixed radix, " << mixRegDescribe(n_) << ", " << n_ << ")"; break;
     case Kind::FourStep: {
       o << factors_.size() << " passes (";

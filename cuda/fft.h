@@ -53,6 +53,15 @@ struct FftTuning {
   int mixedPad = 0;
   /** Column bases of the column kernels by 32-bit multiply-high divisions (true) or 64-bit divisions (false). */
   bool fastBase = true;
+  /** Contiguous passes of the sizes in fft.cu's kMixFixed list run a kernel with their whole register plan at
+   *  compile time (true), or the run-time plan's kernel (false). */
+  bool mixedFixed = true;
+  /** L = 64 on the compile-time mixed-radix kernel, 8 elements a thread (radix 8·8; measured faster), or on the
+   *  power-of-two kernel's 16 (radix 4·16). */
+  bool mix64 = true;
+  /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
+   *  (0 ends the list; all 0: chosen by factorize). */
+  long long factors[3] = {0, 0, 0};
 };
 FftTuning& fftTuning();
 

@@ -346,7 +346,9 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
 
   sh.transform(v, sm, j, p.tab);
 
-  if (p.twN && p.twPow2) {
+  // pass twiddles: only transposed passes have them (launchColumns checks), so the contiguous kernels hold no
+  // code for them
+  if (TRANS && p.twN && p.twPow2) {
     // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
     // twN) and an exact scale instead of a division. For R ≥ 4, sincospif at e = 0, 4, 8, … and for the
     // steps 1…3; the other e as one product of two of them (one rounding more, ≈ 1 ulp): R/4 + 3
@@ -373,7 +375,7 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
 #pragma unroll
       for (int e = 0; e < R; e++) v[e] = cmul(v[e], W(x0 + (unsigned)e * st));
     }
-  } else if (p.twN) {
+  } else if (TRANS && p.twN) {
     const long long c0 = col % p.C0;
     long long x = (c0 * j) % p.twN;
     const long long step = (c0 * T) % p.twN;
@@ -384,9 +386,12 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
       if (x >= p.twN) x -= p.twN;
     }
   }
-  const float sy = p.conjOut ? -p.scale : p.scale;
+  // the issue-bound mixed-radix shapes (S::kPlainFast) skip a forward transform's unit scale
+  if (!S::kPlainFast || p.scale != 1.f || p.conjOut) {
+    const float sy = p.conjOut ? -p.scale : p.scale;
 #pragma unroll
-  for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * p.scale, v[e].y * sy);
+    for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * p.scale, v[e].y * sy);
+  }
 
   if (TRANS && p.transOut) {
     __syncthreads();
@@ -561,6 +566,88 @@ __host__ __device__ constexpr int mixRegs(int E) { return E <= 12 ? 72 : E <= 16
 template <int E, bool TRANS, bool PAD>
 __global__ void __maxnreg__(mixRegs(E)) fftColsMix(ColParams p, MixPlan mp) {
   fftColsBody<MixShape<E, PAD>, TRANS>(p, MixShape<E, PAD>{mp});
+}
+
+// Mixed radix in registers with the whole plan at compile time (size L, E elements a thread, radices Rs...):
+// the same passes as mixFft, but T, every Ns and every twiddle row offset are constants, so shared-memory and
+// global addresses are immediate offsets and the index splits multiplications — the run-time plan's kernel is
+// issue-bound (ncu, v15), its integer pipe the busiest. fft.cu keeps a list of the sizes compiled this way.
+
+/** Pass radix r of a compile-time plan (Ns: product of the radices before it; Tw: its twiddle rows' offset in
+ *  Gpu::mixedTable(byM), as MixPlan::tw), then the passes after it. */
+template <int L, int E, bool PAD, int Ns, int Tw, int r, int... rest>
+__device__ __forceinline__ void fixPasses(float2 (&v)[E], float2* sm, int j, const float2* tab) {
+  constexpr int T = L / E, Q = E / r;
+  constexpr bool last = sizeof...(rest) == 0;
+  static_assert(E % r == 0, "fixPasses: the radix must divide the elements per thread");
+#pragma unroll
+  for (int q = 0; q < Q; q++) {
+    const unsigned jj = (unsigned)j + (unsigned)(q * T);
+    const unsigned k = Ns == 1 ? 0u : jj % (unsigned)Ns;
+    float2 u[r];
+#pragma unroll
+    for (int m = 0; m < r; m++) u[m] = v[q + m * Q];
+    if constexpr (Ns > 1) {
+      const float2* row = tab + Tw + k;  // plain loads, as in mixPass
+#pragma unroll
+      for (int m = 1; m < r; m++) u[m] = cmul(u[m], row[(m - 1) * Ns]);
+    }
+    dft<r>(u);
+    if constexpr (last) {
+#pragma unroll
+      for (int m = 0; m < r; m++) v[q + m * Q] = u[m];
+      // keeps the next job's twiddle loads after this one (no store orders them here: hoisted together, the
+      // 27 loads of 3000's last pass took 54 registers and made it spill)
+      asm volatile("" ::: "memory");
+    } else if constexpr (PAD) {
+      const int dst = (int)((jj - k) * r + k);
+#pragma unroll
+      for (int m = 0; m < r; m++) sm[pad16(dst + m * Ns)] = u[m];
+    } else {
+      float2* d = sm + (jj - k) * r + k;
+#pragma unroll
+      for (int m = 0; m < r; m++) d[m * Ns] = u[m];
+    }
+  }
+  if constexpr (!last) {
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < E; e++) v[e] = PAD ? sm[pad16(j + e * T)] : sm[j + e * T];
+    __syncthreads();
+    fixPasses<L, E, PAD, Ns * r, (Ns > 1 ? Tw + (r - 1) * Ns : Tw), rest...>(v, sm, j, tab);
+  }
+}
+
+/** The shape of a compile-time mixed-radix plan for fftColsBody (contiguous passes only). */
+template <int L, int kE, bool PAD, int... Rs>
+struct MixFixShape {
+  static constexpr int E = kE;
+  static constexpr bool kFlatSmall = false;
+  static constexpr bool kPlainFast = true;
+  static_assert(L % kE == 0, "MixFixShape: E must divide L");
+  __device__ static constexpr int threads() { return L / E; }
+  __device__ static constexpr int len() { return L; }
+  __device__ static void split(int tid, int& c, int& j) {
+    c = (int)((unsigned)tid / (unsigned)(L / E));
+    j = tid - c * (L / E);
+  }
+  __device__ static int colOff(int c, bool) { return c * paddedLen(L); }
+  __device__ static void transform(float2 (&v)[E], float2* sm, int j, const float2* tab) {
+    fixPasses<L, E, PAD, 1, 0, Rs...>(v, sm, j, tab);
+  }
+};
+
+/** Whether a plan's exchanges are padded: where a radix before the last is a multiple of 8 (launchMixE). */
+template <int r, int... rest>
+__host__ __device__ constexpr bool fixPadded() {
+  if constexpr (sizeof...(rest) == 0) return false;
+  else return r % 8 == 0 || fixPadded<rest...>();
+}
+
+template <int L, int E, int... Rs>
+__global__ void __maxnreg__(mixRegs(E)) fftColsMixFix(ColParams p) {
+  using S = MixFixShape<L, E, fixPadded<Rs...>(), Rs...>;
+  fftColsBody<S, false>(p, S{});
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -49,6 +49,40 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
+  // fft.cu's kMixFixed list (contiguous passes with the whole register plan at compile time) and 64 (radix 8·8)
+  const fixedSizes = [300, 500, 600, 1000, 1200, 1500, 2000, 2400, 3000, 4000];
+  it('[needs-gpu] compile-time plans: every listed size runs one, and agrees with the run-time plan', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const backend = gpu.backend;
+    const sizes = gpu.emulation ? [64, 300, 500, 600, 1000] : [64, ...fixedSizes];
+    try {
+      for (const n of sizes) {
+        await backend.ctx.setTuning({});
+        const plan = await backend.ctx.planInfo(n);
+        expect(plan, `n=${n}`).toContain('compile-time plan');
+        const x = gaussian(2 * n * 3, n + 5);
+        const fixed = await backend.fft(x, n);
+        const inv = await backend.fft(x, n, { inverse: true });
+        await backend.ctx.setTuning({ mixedFixed: false, mix64: false });
+        expect(await backend.ctx.planInfo(n), `n=${n}`).not.toContain('compile-time plan');
+        const runtime = await backend.fft(x, n);
+        for (const [got, inverse] of [
+          [fixed, false],
+          [inv, true],
+          [runtime, false],
+        ] as const) {
+          expect(relL2(got, refBatch(x, n, inverse)), `n=${n} ${inverse ? 'inverse' : 'forward'}`).toBeLessThanOrEqual(
+            tol(n),
+          );
+        }
+        // the same radices in a different order of instructions: equal to a few ulps (64 changes its radices)
+        if (n !== 64) expect(relL2(fixed, Float64Array.from(runtime)), `n=${n}`).toBeLessThanOrEqual(1e-7);
+      }
+    } finally {
+      await backend.ctx.setTuning({});
+    }
+  }, 600_000);
+
   it('[needs-gpu] reaches 2^24 within 1e-6', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     if (gpu.emulation) return; // too slow to emulate

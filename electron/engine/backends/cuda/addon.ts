@@ -82,6 +82,12 @@ export interface NativeContext {
     mixedThreads?: number;
     mixedPad?: number;
     fastBase?: boolean;
+    /** The compile-time mixed-radix plans of fft.cu's kMixFixed sizes (true) or the run-time plan's kernel. */
+    mixedFixed?: boolean;
+    /** L = 64 on the compile-time mixed-radix kernel (radix 8·8) instead of the power-of-two one. */
+    mix64?: boolean;
+    /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
+    factors?: number[];
     osMaxH?: number;
     specTwiddleTable?: boolean;
     /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
