@@ -71,9 +71,10 @@ describe('CUDA fft', () => {
           [inv, true],
           [runtime, false],
         ] as const) {
-          expect(relL2(got, refBatch(x, n, inverse)), `n=${n} ${inverse ? 'inverse' : 'forward'}`).toBeLessThanOrEqual(
-            tol(n),
-          );
+          expect(
+            relL2(got, refBatch(x, n, inverse)),
+            `n=${n} ${inverse ? 'inverse' : 'forward'}`,
+          ).toBeLessThanOrEqual(tol(n));
         }
         // the same radices in a different order of instructions: equal to a few ulps (64 changes its radices)
         if (n !== 64) expect(relL2(fixed, Float64Array.from(runtime)), `n=${n}`).toBeLessThanOrEqual(1e-7);
