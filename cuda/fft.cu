@@ -240,15 +240,19 @@ static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStre
 }
 
 // Sizes whose contiguous passes run their register plan compiled whole (fftColsMixFix): L, elements a thread,
-// then the radices exactly as mixRegPlan chooses them (test/cuda/fft.test.ts checks that planInfo names each as
-// compile-time). Each is one more kernel in the fatbin.
-#define PH_MIX_FIXED(X)                                                                                  \
-  X(300, 30, 30, 10) X(500, 10, 10, 10, 5) X(600, 30, 30, 10, 2) X(1000, 10, 10, 10, 10) X(1200, 30, 30, 10, 2, 2) \
-  X(1500, 30, 30, 10, 5) X(2000, 20, 20, 20, 5) X(2400, 30, 30, 10, 2, 2, 2) X(3000, 30, 30, 10, 10)             \
-  X(4000, 20, 20, 20, 10)
+// the register cap, then the radices exactly as mixRegPlan chooses them (test/cuda/fft.test.ts checks that
+// planInfo names each as compile-time). Each is one more kernel in the fatbin. Caps measured on an H200 (v16,
+// against 64, 80, 96 and the run-time kernel's mixRegs(E)): E = 20 best at 80 (2000 0.567 ms against 0.587 at
+// 128, 4000 0.584 against 0.677); E = 30 at 160 for 300, 1500, 3000 (3000 0.590 against 0.613 at 96) but at 96
+// for 600, 1200, 2400 (2400 0.646 against 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 1 %).
+#define PH_MIX_FIXED(X)                                                                               \
+  X(300, 30, 160, 30, 10) X(500, 10, 72, 10, 10, 5) X(600, 30, 96, 30, 10, 2) X(1000, 10, 72, 10, 10, 10) \
+  X(1200, 30, 96, 30, 10, 2, 2) X(1500, 30, 160, 30, 10, 5) X(2000, 20, 80, 20, 20, 5)                  \
+  X(2400, 30, 96, 30, 10, 2, 2, 2) X(3000, 30, 160, 30, 10, 10) X(4000, 20, 80, 20, 20, 10)
 
-/** Launches the compile-time plan <L, E, Rs...> for a contiguous pass if it is the one `mp` describes. */
-template <int L, int E, int... Rs>
+/** Launches the compile-time plan <L, E, DEF registers, Rs...> for a contiguous pass if it is the one `mp`
+ *  describes. */
+template <int L, int E, int DEF, int... Rs>
 static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, cudaStream_t s, int aimDefault = 0) {
   constexpr int rs[] = {Rs...};
   constexpr int n = (int)sizeof...(Rs);
@@ -265,8 +269,19 @@ static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, c
   int C = 1;
   while (2 * C * T <= limit && 2 * C <= kMaxTransCols) C *= 2;
   const size_t smem = (size_t)C * paddedLen(L) * sizeof(float2);
-  gpu.allowSmem(fftColsMixFix<L, E, Rs...>, smem);
-  PH_LAUNCH(PH_K(fftColsMixFix<L, E, Rs...>), dim3((unsigned)ceilDiv(p.ncols, C)), dim3(C * T), smem, s, p);
+  const dim3 grid((unsigned)ceilDiv(p.ncols, C)), block(C * T);
+  switch (fftTuning().mixFixRegs) {
+#define PH_FIXR(RG)                                                                                    \
+  case RG:                                                                                             \
+    gpu.allowSmem(fftColsMixFix<L, E, RG, DEF, Rs...>, smem);                                          \
+    PH_LAUNCH(PH_K(fftColsMixFix<L, E, RG, DEF, Rs...>), grid, block, smem, s, p);                     \
+    break;
+    PH_FIXR(64) PH_FIXR(80) PH_FIXR(96) PH_FIXR(160)
+#undef PH_FIXR
+    default:
+      gpu.allowSmem(fftColsMixFix<L, E, DEF, DEF, Rs...>, smem);
+      PH_LAUNCH(PH_K(fftColsMixFix<L, E, DEF, DEF, Rs...>), grid, block, smem, s, p);
+  }
   PH_CHECK_LAUNCH("mixed-radix register FFT kernel launch");
   return true;
 }
@@ -274,8 +289,8 @@ static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, c
 /** The compile-time plan of a contiguous pass, where kMixFixed has one for this plan (false: none ran). */
 static bool launchMixFixed(Gpu& gpu, ColParams& p, int E, const MixPlan& mp, cudaStream_t s) {
   if (!fftTuning().mixedFixed || p.transIn || p.transOut) return false;
-#define PH_FIX_TRY(L, E_, ...) \
-  if (launchMixFix<L, E_, __VA_ARGS__>(gpu, p, E, mp, s)) return true;
+#define PH_FIX_TRY(L, E_, RG, ...) \
+  if (launchMixFix<L, E_, RG, __VA_ARGS__>(gpu, p, E, mp, s)) return true;
   PH_MIX_FIXED(PH_FIX_TRY)
 #undef PH_FIX_TRY
   return false;
@@ -285,7 +300,7 @@ static bool launchMixFixed(Gpu& gpu, ColParams& p, int E, const MixPlan& mp, cud
 static bool hasMixFixed(long long L, int E, const MixPlan& mp) {
   if (!fftTuning().mixedFixed) return false;
   bool found = false;
-#define PH_FIX_HAS(L_, E_, ...)                                                          \
+#define PH_FIX_HAS(L_, E_, RG, ...)                                                        \
   {                                                                                      \
     constexpr int rs[] = {__VA_ARGS__};                                                  \
     bool same = L == L_ && E == E_ && mp.n == (int)(sizeof(rs) / sizeof(int));           \
@@ -342,7 +357,7 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
       mp.n = 2;
       mp.r[0] = mp.r[1] = 8;
       p.tab = gpu.mixedTable(64, 2, r88, true);
-      launchMixFix<64, 8, 8, 8>(gpu, p, 8, mp, s, 64);
+      launchMixFix<64, 8, mixRegs(8), 8, 8>(gpu, p, 8, mp, s, 64);
       return;
     }
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)

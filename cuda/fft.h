@@ -59,6 +59,9 @@ struct FftTuning {
   /** L = 64 on the compile-time mixed-radix kernel, 8 elements a thread (radix 8·8; measured faster), or on the
    *  power-of-two kernel's 16 (radix 4·16). */
   bool mix64 = true;
+  /** Register cap of the compile-time mixed-radix kernels: 0 as fft.cu's list measured best, else 64, 80, 96 or
+   *  160 (those hold code for sm_90 only: for measuring). */
+  int mixFixRegs = 0;
   /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
    *  (0 ends the list; all 0: chosen by factorize). */
   long long factors[3] = {0, 0, 0};

@@ -644,10 +644,19 @@ __host__ __device__ constexpr bool fixPadded() {
   else return r % 8 == 0 || fixPadded<rest...>();
 }
 
-template <int L, int E, int... Rs>
-__global__ void __maxnreg__(mixRegs(E)) fftColsMixFix(ColParams p) {
-  using S = MixFixShape<L, E, fixPadded<Rs...>(), Rs...>;
-  fftColsBody<S, false>(p, S{});
+/** REGS: the register cap; DEF: the plan's measured one (fft.cu's list). Other caps exist to measure against
+ *  (FftTuning::mixFixRegs) and hold code for sm_90 only, which keeps the build short. */
+template <int L, int E, int REGS, int DEF, int... Rs>
+__global__ void __maxnreg__(REGS) fftColsMixFix(ColParams p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
+  if constexpr (REGS != DEF) {
+    return;
+  } else
+#endif
+  {
+    using S = MixFixShape<L, E, fixPadded<Rs...>(), Rs...>;
+    fftColsBody<S, false>(p, S{});
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

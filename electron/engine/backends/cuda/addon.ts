@@ -86,6 +86,8 @@ export interface NativeContext {
     mixedFixed?: boolean;
     /** L = 64 on the compile-time mixed-radix kernel (radix 8·8) instead of the power-of-two one. */
     mix64?: boolean;
+    /** Register cap of the compile-time mixed-radix kernels (0: as measured best; 64, 80, 96, 160 on sm_90). */
+    mixFixRegs?: number;
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
     osMaxH?: number;
