@@ -244,21 +244,26 @@ static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStre
 // planInfo names each as compile-time). Each is one more kernel in the fatbin. Caps measured on an H200 (v16,
 // against 64, 80, 96 and the run-time kernel's mixRegs(E)): E = 20 best at 80 (2000 0.567 ms against 0.587 at
 // 128, 4000 0.584 against 0.677); E = 30 at 160 for 300, 1500, 3000 (3000 0.590 against 0.613 at 96) but at 96
-// for 600, 1200, 2400 (2400 0.646 against 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 1 %).
+// for 600, 1200, 2400 (2400 0.646 against 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 2.5 %).
 #define PH_MIX_FIXED(X)                                                                               \
   X(300, 30, 160, 30, 10) X(500, 10, 72, 10, 10, 5) X(600, 30, 96, 30, 10, 2) X(1000, 10, 72, 10, 10, 10) \
   X(1200, 30, 96, 30, 10, 2, 2) X(1500, 30, 160, 30, 10, 5) X(2000, 20, 80, 20, 20, 5)                  \
   X(2400, 30, 96, 30, 10, 2, 2, 2) X(3000, 30, 160, 30, 10, 10) X(4000, 20, 80, 20, 20, 10)
 
-/** Launches the compile-time plan <L, E, DEF registers, Rs...> for a contiguous pass if it is the one `mp`
- *  describes. */
-template <int L, int E, int DEF, int... Rs>
-static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, cudaStream_t s, int aimDefault = 0) {
+/** Whether the run-time plan (E elements a thread, mp) is the compile-time plan <L, E, Rs...>. */
+template <int L, int E, int... Rs>
+static bool fixMatches(long long planL, int planE, const MixPlan& mp) {
   constexpr int rs[] = {Rs...};
   constexpr int n = (int)sizeof...(Rs);
-  if (mp.L != L || planE != E || mp.n != n) return false;
+  if (planL != L || planE != E || mp.n != n) return false;
   for (int i = 0; i < n; i++)
     if (mp.r[i] != rs[i]) return false;
+  return true;
+}
+
+/** Launches the compile-time plan <L, E, DEF registers, Rs...> for a contiguous pass. */
+template <int L, int E, int DEF, int... Rs>
+static void launchMixFix(Gpu& gpu, ColParams& p, cudaStream_t s, int aimDefault = 0) {
   constexpr int T = L / E;
   // blocks as launchMixK's contiguous ones
   const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads
@@ -283,14 +288,16 @@ static bool launchMixFix(Gpu& gpu, ColParams& p, int planE, const MixPlan& mp, c
       PH_LAUNCH(PH_K(fftColsMixFix<L, E, DEF, DEF, Rs...>), grid, block, smem, s, p);
   }
   PH_CHECK_LAUNCH("mixed-radix register FFT kernel launch");
-  return true;
 }
 
-/** The compile-time plan of a contiguous pass, where kMixFixed has one for this plan (false: none ran). */
+/** The compile-time plan of a contiguous pass, where PH_MIX_FIXED has one for this plan (false: none ran). */
 static bool launchMixFixed(Gpu& gpu, ColParams& p, int E, const MixPlan& mp, cudaStream_t s) {
   if (!fftTuning().mixedFixed || p.transIn || p.transOut) return false;
-#define PH_FIX_TRY(L, E_, RG, ...) \
-  if (launchMixFix<L, E_, RG, __VA_ARGS__>(gpu, p, E, mp, s)) return true;
+#define PH_FIX_TRY(L_, E_, RG, ...)                              \
+  if (fixMatches<L_, E_, __VA_ARGS__>(mp.L, E, mp)) {            \
+    launchMixFix<L_, E_, RG, __VA_ARGS__>(gpu, p, s);            \
+    return true;                                                 \
+  }
   PH_MIX_FIXED(PH_FIX_TRY)
 #undef PH_FIX_TRY
   return false;
@@ -299,17 +306,11 @@ static bool launchMixFixed(Gpu& gpu, ColParams& p, int E, const MixPlan& mp, cud
 /** Whether a size's contiguous pass has a compile-time plan (for describe()). */
 static bool hasMixFixed(long long L, int E, const MixPlan& mp) {
   if (!fftTuning().mixedFixed) return false;
-  bool found = false;
-#define PH_FIX_HAS(L_, E_, RG, ...)                                                        \
-  {                                                                                      \
-    constexpr int rs[] = {__VA_ARGS__};                                                  \
-    bool same = L == L_ && E == E_ && mp.n == (int)(sizeof(rs) / sizeof(int));           \
-    for (int i = 0; same && i < mp.n; i++) same = mp.r[i] == rs[i];                      \
-    found = found || same;                                                               \
-  }
+#define PH_FIX_HAS(L_, E_, RG, ...) \
+  if (fixMatches<L_, E_, __VA_ARGS__>(L, E, mp)) return true;
   PH_MIX_FIXED(PH_FIX_HAS)
 #undef PH_FIX_HAS
-  return found;
+  return false;
 }
 
 int stridedCols(Gpu& gpu, long long L) {
@@ -352,12 +353,8 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     // 4·16, and 0.543 / 0.533 for blocks of 128 / 256)
     if (L == 64 && !strided && fftTuning().mix64) {
       static const int r88[] = {8, 8};
-      MixPlan mp{};
-      mp.L = 64;
-      mp.n = 2;
-      mp.r[0] = mp.r[1] = 8;
       p.tab = gpu.mixedTable(64, 2, r88, true);
-      launchMixFix<64, 8, mixRegs(8), 8, 8>(gpu, p, 8, mp, s, 64);
+      launchMixFix<64, 8, mixRegs(8), 8, 8>(gpu, p, s, 64);
       return;
     }
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)

@@ -53,7 +53,7 @@ struct FftTuning {
   int mixedPad = 0;
   /** Column bases of the column kernels by 32-bit multiply-high divisions (true) or 64-bit divisions (false). */
   bool fastBase = true;
-  /** Contiguous passes of the sizes in fft.cu's kMixFixed list run a kernel with their whole register plan at
+  /** Contiguous passes of the sizes in fft.cu's PH_MIX_FIXED list run a kernel with their whole register plan at
    *  compile time (true), or the run-time plan's kernel (false). */
   bool mixedFixed = true;
   /** L = 64 on the compile-time mixed-radix kernel, 8 elements a thread (radix 8·8; measured faster), or on the

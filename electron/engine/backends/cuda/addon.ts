@@ -82,7 +82,7 @@ export interface NativeContext {
     mixedThreads?: number;
     mixedPad?: number;
     fastBase?: boolean;
-    /** The compile-time mixed-radix plans of fft.cu's kMixFixed sizes (true) or the run-time plan's kernel. */
+    /** The compile-time mixed-radix plans of fft.cu's PH_MIX_FIXED sizes (true) or the run-time plan's kernel. */
     mixedFixed?: boolean;
     /** L = 64 on the compile-time mixed-radix kernel (radix 8·8) instead of the power-of-two one. */
     mix64?: boolean;
