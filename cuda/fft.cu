@@ -122,6 +122,72 @@ static void launchReg(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C
   }
 }
 
+/** Columns a block of the direct strided-pass kernel (fftColsRegDirect), unless FftTuning::directCols sets them:
+ *  32 up to L = 128, 16 at L = 256, 8 above (rows of 256, 128, 64 bytes), and blocks of at least 64 threads.
+ *  Measured on an H200 against 4, 8, 16 and 32 (ms, 2^27 samples): L = 128 (80 registers) 2^15 as 128 × 256 1.054
+ *  at 32, 1.059 at 16, 1.074 at 8, 48000 as 128 × 375 (rows not sector-aligned) 1.808 / 1.974 / 2.147; L = 256
+ *  (2^16, 2^24) 1.076 and 1.704 at 16 against 1.099 and 1.811 at 8; L = 512 (2^20) 1.387 at 8 against 1.431 at 16;
+ *  L = 1024 (2^21) 1.504 at 8 against 1.538 at 16 and 1.561 at 4. */
+static int directCols(long long L) {
+  if (fftTuning().directCols > 0) return fftTuning().directCols;
+  const long long T = L / regRadix((int)L);
+  return (int)std::min<long long>(kMaxTransCols, std::max<long long>(L <= 128 ? 32 : L == 256 ? 16 : 8, 64 / T));
+}
+
+template <int L, int REGS, int VAR>
+static void launchDirectRK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
+  constexpr int R = regRadix(L), T = L / R;
+  const int maxThreads = 65536 / REGS >= 1024 ? 1024 : 512;
+  if (C <= 0) C = directCols(L);
+  while (C & (C - 1)) C &= C - 1;  // a power of two: the kernel splits the thread index with a mask and a shift
+  while (C > 1 && (C * T > maxThreads || (size_t)C * colLen(L, p.swz != 0) * sizeof(float2) > gpu.smemOptin()))
+    C /= 2;
+  const size_t smem = (size_t)C * colLen(L, p.swz != 0) * sizeof(float2);
+  p.tab = (VAR & 1) ? gpu.regTable(L) : nullptr;
+  gpu.allowSmem(fftColsRegDirect<L, REGS, VAR>, smem);
+  PH_LAUNCH(PH_K(fftColsRegDirect<L, REGS, VAR>), dim3((unsigned)ceilDiv(p.ncols, C)), dim3(C * T), smem, s, p);
+  PH_CHECK_LAUNCH("FFT kernel launch (direct strided pass)");
+}
+
+template <int L>
+static void launchDirectK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
+  constexpr int DEF = directRegs(L, regRadix(L));
+  // other register caps and variants: sm_90 code only, for measuring (FftTuning::directRegs, directVariant)
+  const bool sm90 = gpu.prop().major == 9 && gpu.prop().minor == 0;
+  switch (sm90 ? fftTuning().directVariant : 0) {
+    case 1: return launchDirectRK<L, DEF, 1>(gpu, p, s, C);
+    case 2: return launchDirectRK<L, DEF, 2>(gpu, p, s, C);
+    case 4: return launchDirectRK<L, DEF, 4>(gpu, p, s, C);
+    default: break;
+  }
+  switch (sm90 ? fftTuning().directRegs : 0) {
+    case 64: return launchDirectRK<L, 64, 0>(gpu, p, s, C);
+    case 72: return launchDirectRK<L, 72, 0>(gpu, p, s, C);
+    case 80: return launchDirectRK<L, 80, 0>(gpu, p, s, C);
+    case 96: return launchDirectRK<L, 96, 0>(gpu, p, s, C);
+    default: return launchDirectRK<L, DEF, 0>(gpu, p, s, C);
+  }
+}
+
+static void launchDirect(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
+  switch (log2i(L)) {
+    case 1: return launchDirectK<2>(gpu, p, s, C);
+    case 2: return launchDirectK<4>(gpu, p, s, C);
+    case 3: return launchDirectK<8>(gpu, p, s, C);
+    case 4: return launchDirectK<16>(gpu, p, s, C);
+    case 5: return launchDirectK<32>(gpu, p, s, C);
+    case 6: return launchDirectK<64>(gpu, p, s, C);
+    case 7: return launchDirectK<128>(gpu, p, s, C);
+    case 8: return launchDirectK<256>(gpu, p, s, C);
+    case 9: return launchDirectK<512>(gpu, p, s, C);
+    case 10: return launchDirectK<1024>(gpu, p, s, C);
+    case 11: return launchDirectK<2048>(gpu, p, s, C);
+    case 12: return launchDirectK<4096>(gpu, p, s, C);
+    case 13: return launchDirectK<8192>(gpu, p, s, C);
+    default: throw ArgumentError("direct strided FFT pass size out of range");
+  }
+}
+
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
 
 // Mixed radix in registers
@@ -347,6 +413,12 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     p.tab = fftTuning().twiddleTable ? gpu.regTable(L) : nullptr;
     p.twPow2 = p.twN > 0 && isPow2(p.twN) && !fftTuning().passTwiddleTable;
     p.swz = fftTuning().swizzle ? 1 : 0;
+    // strided on both sides: the direct kernel (no transposes through shared memory)
+    if (p.transIn && p.transOut && fftTuning().direct && L <= 8192) {
+      p.tab = nullptr;
+      launchDirect(gpu, L, p, s, C);
+      return;
+    }
     const long long T = L / regRadix((int)L);
     // 64 contiguous: the compile-time mixed-radix kernel, 8 elements a thread (radix 8·8) in blocks of 64
     // threads (measured on an H200: 0.523 ms, against 0.571 for the power-of-two kernel's 16 elements, radix

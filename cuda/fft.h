@@ -62,6 +62,17 @@ struct FftTuning {
   /** Register cap of the compile-time mixed-radix kernels: 0 as fft.cu's list measured best, else 64, 80, 96 or
    *  160 (those hold code for sm_90 only: for measuring). */
   int mixFixRegs = 0;
+  /** Passes strided on both sides (the first of a four-step plan, the middle one of three, a 2D FFT's columns)
+   *  on the direct kernel, without transposes through shared memory (true), or on the transposing kernel. */
+  bool direct = true;
+  /** Columns a block of the direct kernel (0: chosen, directCols in fft.cu). */
+  int directCols = 0;
+  /** Register cap of the direct kernel: 0 as measured best (directRegs), else 64, 72, 80 or 96 (sm_90 code only). */
+  int directRegs = 0;
+  /** Variant of the direct kernel (sm_90 code only: for measuring): 0 as measured best, 1 internal twiddles from
+   *  table rows, 2 pass twiddles from R/4 + 3 sincospif (as the transposing kernel; the default takes R/4 + 1), 4
+   *  internal twiddles of L > 256 from five sincospif a pass (as the other kernels; the default takes two). */
+  int directVariant = 0;
   /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
    *  (0 ends the list; all 0: chosen by factorize). */
   long long factors[3] = {0, 0, 0};

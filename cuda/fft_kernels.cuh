@@ -59,7 +59,7 @@ __host__ __device__ constexpr int regRowOffset(int L, int Ns) {
   return 16 * (Ns - firstRadix(L, regRadix(L))) / 15;
 }
 
-template <int L, int R, int Ns, bool TABLE>
+template <int L, int R, int Ns, bool TABLE, bool FEW = false>
 __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, const float2* tab) {
   constexpr int T = L / R;
   constexpr int r = (Ns == 1) ? firstRadix(L, R) : 16;
@@ -108,9 +108,16 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
 #pragma unroll
         for (int i = 0; i < 5; i++) {
           const int m = i < 4 ? i + 1 : 8;
+          // FEW: W^2, W^3 and W^8 as products (two sincospif, one to two roundings deeper)
+          if (FEW && (m == 2 || m == 3 || m == 8)) continue;
           float sn, cs;
           sincospif(-2.0f * (float)(k * m) / (float)(Ns * r), &sn, &cs);
           w[i] = make_float2(cs, sn);
+        }
+        if constexpr (FEW) {
+          w[1] = cmul(w[0], w[0]);
+          w[2] = cmul(w[1], w[0]);
+          w[4] = cmul(w[3], w[3]);
         }
         const float2 w12 = cmul(w[4], w[3]);
 #pragma unroll
@@ -141,16 +148,16 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
 #pragma unroll
     for (int e = 0; e < R; e++) v[e] = sm[pad16(j + e * T)];
     __syncthreads();
-    regPasses<L, R, Ns * r, TABLE>(v, sm, j, tab);
+    regPasses<L, R, Ns * r, TABLE, FEW>(v, sm, j, tab);
   }
 }
 
 /** Forward FFT of size L held as v[e] = x[j + e·T] by the T = L/R threads of one column; same layout
  *  out. `sm` is this column's paddedLen(L) exchange buffer. Every thread of the block must call it.
  *  R = 32 (8192 only: a radix-32 first pass, then two radix-16 passes) saves one exchange. */
-template <int L, bool TABLE = false, int R = regRadix(L)>
+template <int L, bool TABLE = false, int R = regRadix(L), bool FEW = false>
 __device__ __forceinline__ void regFft(float2 (&v)[R], float2* sm, int j, const float2* tab) {
-  regPasses<L, R, 1, TABLE>(v, sm, j, tab);
+  regPasses<L, R, 1, TABLE, FEW>(v, sm, j, tab);
 }
 
 /** x / d for 32-bit x by a multiply-high and a shift (d ≥ 1 fixed on the host). */
@@ -236,7 +243,7 @@ constexpr int kTransMaxRegs = 72;
 
 /** The shape of the register power-of-two FFT for fftColsBody: size L, R elements a thread, T = L/R threads a
  *  column, all compile-time. */
-template <int L, bool TABLE, int R>
+template <int L, bool TABLE, int R, bool FEW = false>
 struct RegShape {
   static constexpr int E = R;
   /** A plain batch loads through shared memory (T < 4): measured, L ≤ 32 gains 2–4×, L = 64 loses 8 %. */
@@ -249,7 +256,7 @@ struct RegShape {
     j = tid % (L / R);
   }
   __device__ static int colOff(int c, bool swz) { return ph::colOff<L>(c, swz); }
-  __device__ static void transform(float2 (&v)[R], float2* sm, int j, const float2* tab) { regFft<L, TABLE, R>(v, sm, j, tab); }
+  __device__ static void transform(float2 (&v)[R], float2* sm, int j, const float2* tab) { regFft<L, TABLE, R, FEW>(v, sm, j, tab); }
 };
 
 /** Where contiguous column `col` starts: c·L for a plain batch where the shape asks for it (S::kPlainFast: the
@@ -262,6 +269,67 @@ __device__ __forceinline__ long long colStart(const S& sh, const ColParams& p, l
     if (p.plain) return col * sh.len();
   }
   return colBase(p, col, st);
+}
+
+/** col mod C0: the column's index along its transform's axis; FAST: by FastDiv where the pass allows it. */
+template <bool FAST>
+__device__ __forceinline__ long long colIndex0(const ColParams& p, long long col) {
+  if constexpr (FAST) {
+    if (p.fastBase) return (long long)((unsigned)col - fdiv((unsigned)col, p.dC0) * (unsigned)p.C0);
+  }
+  return col % p.C0;
+}
+
+/** The pass twiddles of a transposed pass, after its transform: X[j + e·T] *= W_twN^{c0·(j + e·T)}, c0 the column's
+ *  index along its transform's axis (colIndex0). */
+template <int R, bool FAST_C0, bool FEW = false>
+__device__ __forceinline__ void passTwiddles(float2 (&v)[R], const ColParams& p, long long col, int j, int T) {
+  if (p.twN && p.twPow2) {
+    // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
+    // twN) and an exact scale instead of a division. For R ≥ 4, sincospif at e = 0, 4, 8, … and for the
+    // steps 1…3; the other e as one product of two of them (one rounding more, ≈ 1 ulp): R/4 + 3
+    // sincospif per thread instead of R, which made the twiddled passes issue-bound (ncu, v9).
+    const unsigned c0 = (unsigned)colIndex0<FAST_C0>(p, col), mask = (unsigned)p.twN - 1u;
+    const float sc = -2.0f / (float)p.twN;
+    const unsigned x0 = c0 * (unsigned)j, st = c0 * (unsigned)T;
+    auto W = [&](unsigned x) {
+      float sn, cs;
+      sincospif((float)(x & mask) * sc, &sn, &cs);
+      return make_float2(cs, sn);
+    };
+    if constexpr (R >= 4 && R % 4 == 0) {
+      auto apply = [&](const float2 b1, const float2 b2, const float2 b3) {
+#pragma unroll
+        for (int q = 0; q < R / 4; q++) {
+          const float2 a = W(x0 + 4u * (unsigned)q * st);
+          v[4 * q] = cmul(v[4 * q], a);
+          v[4 * q + 1] = cmul(v[4 * q + 1], cmul(a, b1));
+          v[4 * q + 2] = cmul(v[4 * q + 2], cmul(a, b2));
+          v[4 * q + 3] = cmul(v[4 * q + 3], cmul(a, b3));
+        }
+      };
+      if constexpr (FEW) {
+        // the steps 2 and 3 as products of step 1: R/4 + 1 sincospif, one rounding deeper
+        const float2 b1 = W(st), b2 = cmul(b1, b1);
+        apply(b1, b2, cmul(b2, b1));
+      } else {
+        apply(W(st), W(2u * st), W(3u * st));
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < R; e++) v[e] = cmul(v[e], W(x0 + (unsigned)e * st));
+    }
+  } else if (p.twN) {
+    const long long c0 = colIndex0<FAST_C0>(p, col);
+    long long x = (c0 * j) % p.twN;
+    const long long step = (c0 * T) % p.twN;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      v[e] = cmul(v[e], twoLevel(x, p.twHi, p.twLo, p.twShift));
+      x += step;
+      if (x >= p.twN) x -= p.twN;
+    }
+  }
 }
 
 /** Batched FFT along columns, of the shape S (RegShape, MixShape): each column's T = sh.threads() threads hold
@@ -348,44 +416,7 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
 
   // pass twiddles: only transposed passes have them (launchColumns checks), so the contiguous kernels hold no
   // code for them
-  if (TRANS && p.twN && p.twPow2) {
-    // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
-    // twN) and an exact scale instead of a division. For R ≥ 4, sincospif at e = 0, 4, 8, … and for the
-    // steps 1…3; the other e as one product of two of them (one rounding more, ≈ 1 ulp): R/4 + 3
-    // sincospif per thread instead of R, which made the twiddled passes issue-bound (ncu, v9).
-    const unsigned c0 = (unsigned)(col % p.C0), mask = (unsigned)p.twN - 1u;
-    const float sc = -2.0f / (float)p.twN;
-    const unsigned x0 = c0 * (unsigned)j, st = c0 * (unsigned)T;
-    auto W = [&](unsigned x) {
-      float sn, cs;
-      sincospif((float)(x & mask) * sc, &sn, &cs);
-      return make_float2(cs, sn);
-    };
-    if constexpr (R >= 4 && R % 4 == 0) {
-      const float2 b1 = W(st), b2 = W(2u * st), b3 = W(3u * st);
-#pragma unroll
-      for (int q = 0; q < R / 4; q++) {
-        const float2 a = W(x0 + 4u * (unsigned)q * st);
-        v[4 * q] = cmul(v[4 * q], a);
-        v[4 * q + 1] = cmul(v[4 * q + 1], cmul(a, b1));
-        v[4 * q + 2] = cmul(v[4 * q + 2], cmul(a, b2));
-        v[4 * q + 3] = cmul(v[4 * q + 3], cmul(a, b3));
-      }
-    } else {
-#pragma unroll
-      for (int e = 0; e < R; e++) v[e] = cmul(v[e], W(x0 + (unsigned)e * st));
-    }
-  } else if (TRANS && p.twN) {
-    const long long c0 = col % p.C0;
-    long long x = (c0 * j) % p.twN;
-    const long long step = (c0 * T) % p.twN;
-#pragma unroll
-    for (int e = 0; e < R; e++) {
-      v[e] = cmul(v[e], twoLevel(x, p.twHi, p.twLo, p.twShift));
-      x += step;
-      if (x >= p.twN) x -= p.twN;
-    }
-  }
+  if constexpr (TRANS) passTwiddles<R, false>(v, p, col, j, T);
   // the issue-bound mixed-radix shapes (S::kPlainFast) skip a forward transform's unit scale
   if (!S::kPlainFast || p.scale != 1.f || p.conjOut) {
     const float sy = p.conjOut ? -p.scale : p.scale;
@@ -444,6 +475,77 @@ __global__ void __maxnreg__(TRANS && L <= 256 ? kTransMaxRegs : (R > 16 ? 128 : 
 #endif
   {
     fftColsBody<RegShape<L, TABLE, R>, TRANS>(p, RegShape<L, TABLE, R>{});
+  }
+}
+
+/** A pass strided on both sides (a four-step pass or a 2D FFT's columns: columns adjacent in memory), without
+ *  transposes through shared memory: thread (c, j) of a block of C columns takes c = tid mod C, j = tid div C,
+ *  so each of its loads is one element of the j-th row stretch of the C adjacent columns (a warp reads 32/C rows
+ *  of C·8 bytes) and the elements it loads, j + e·T of column c, are exactly those the register FFT wants in
+ *  thread j; the stores likewise. Only the FFT's exchanges go through shared memory. The transposing kernel
+ *  (fftColsBody with TRANS) moves every element through shared memory twice more, with two more barriers. */
+template <class S, bool FEW_TW = false>
+__device__ __forceinline__ void fftColsDirectBody(const ColParams& p, const S& sh) {
+  constexpr int R = S::E;
+  constexpr int T = S::threads();
+  PH_DYN_SMEM(float2, smem);
+  const int C = blockDim.x / T;  // a power of two
+  const int logC = 31 - __clz(C);
+  const int tid = threadIdx.x;
+  const int c = tid & (C - 1), j = tid >> logC;
+  const long long col = (long long)blockIdx.x * C + c;
+  const bool active = col < p.ncols;
+  float2* sm = smem + sh.colOff(c, p.swz != 0);
+  float2 v[R];
+  {
+    const float2* src = p.in + (active ? colBase(p, col, p.si) + (long long)j * p.si.ls : 0);
+    const long long step = (long long)T * p.si.ls;
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = active ? src[e * step] : make_float2(0.f, 0.f);
+  }
+  if (p.conjIn) {
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e].y = -v[e].y;
+  }
+  sh.transform(v, sm, j, p.tab);
+  passTwiddles<R, true, FEW_TW>(v, p, col, j, T);
+  const float sy = p.conjOut ? -p.scale : p.scale;
+#pragma unroll
+  for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * p.scale, v[e].y * sy);
+  if (active) {
+    float2* dst = p.out + colBase(p, col, p.so) + (long long)j * p.so.ls;
+    const long long step = (long long)T * p.so.ls;
+#pragma unroll
+    for (int e = 0; e < R; e++) dst[e * step] = v[e];
+  }
+}
+
+/** Registers of the direct strided-pass kernel (fftColsRegDirect): none spills at 64 from L = 32 up (ptxas, sm_90).
+ *  Measured on an H200 against 64, 72 and 80 (ms, 2^27 samples): L = 128 best at 80 (2^15 as 128 × 256 1.082,
+ *  1.114 at 72, 1.141 at 64; 2^22 as 128 × 128 × 256 1.685 against 1.734 at 72), L = 256 at 64 (2^16 1.055 against
+ *  1.078 at 72, 2^18 1.200 against 1.230, 2^24 1.673 against 1.695), L = 512 and 1024 at 64 (80: 2^21 1.507 →
+ *  1.630); L ≤ 64 keeps the transposing kernel's 72. */
+__host__ __device__ constexpr int directRegs(int L, int R) {
+  return R > 16 ? 128 : L == 128 ? 80 : L <= 64 ? kTransMaxRegs : 64;
+}
+
+/** REGS: the register cap; VAR: 0, or bit 0 the internal twiddles from table rows (Gpu::regTable), bit 1 the pass
+ *  twiddles from R/4 + 3 sincospif (else R/4 + 1: passTwiddles FEW), bit 2 the internal twiddles of L > 256 from
+ *  five sincospif a pass (else two: regPasses FEW). Other caps than directRegs and other variants than 0 exist to
+ *  measure against (FftTuning::directRegs, directVariant) and hold code for sm_90 only. Measured on an H200 (ms,
+ *  2^27 samples; error: relative L2 against float64): the fewer pass-twiddle sincospif 2^20 1.387 → 1.376, 2^21
+ *  1.507 → 1.484, 2^18 1.243 → 1.231, errors unchanged; the fewer internal ones 2^20 1.376 → 1.353, 2^21 1.484 →
+ *  1.461 with errors 1.9e-7 → 2.1e-7 / 2.2e-7 (cuFFT's there: 3.1e-7 / 3.0e-7); table rows 1–6 % slower. */
+template <int L, int REGS, int VAR, int R = regRadix(L)>
+__global__ void __maxnreg__(REGS) fftColsRegDirect(ColParams p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
+  if constexpr (REGS != directRegs(L, R) || VAR != 0) {
+    return;
+  } else
+#endif
+  {
+    using S = RegShape<L, (VAR & 1) != 0, R, (VAR & 4) == 0>;
+    fftColsDirectBody<S, (VAR & 2) == 0>(p, S{});
   }
 }
 

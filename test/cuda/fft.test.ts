@@ -84,6 +84,40 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
+  // multi-pass plans forced on small sizes (so that the emulation runs them too): the strided passes on the
+  // direct kernel (no transposes through shared memory) with several block widths, and on the transposing kernel
+  it('[needs-gpu] multi-pass plans: direct and transposing strided passes match float64', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const backend = gpu.backend;
+    const plans: [number, number[]][] = [
+      [4096, [64, 64]],
+      [4096, [16, 16, 16]],
+      [2048, [128, 16]],
+      [8192, [512, 16]],
+      [1024, [2, 512]],
+    ];
+    const variants = [{}, { directCols: 4 }, { directCols: 16 }, { directCols: 64 }, { direct: false }];
+    try {
+      for (const [n, factors] of plans) {
+        const batch = 3;
+        const x = gaussian(2 * n * batch, n + factors.length);
+        const want = [refBatch(x, n, false), refBatch(x, n, true)];
+        for (const v of variants) {
+          await backend.ctx.setTuning({ ...v, onePassMax: 16, factors });
+          const what = `n=${n} as ${factors.join(' x ')} with ${JSON.stringify(v)}`;
+          expect(await backend.ctx.planInfo(n), what).toBe(
+            `${factors.length} passes (${factors.join(' x ')})`,
+          );
+          expect(relL2(await backend.fft(x, n), want[0]), `${what} forward`).toBeLessThanOrEqual(tol(n));
+          const inv = await backend.fft(x, n, { inverse: true });
+          expect(relL2(inv, want[1]), `${what} inverse`).toBeLessThanOrEqual(tol(n));
+        }
+      }
+    } finally {
+      await backend.ctx.setTuning({});
+    }
+  }, 600_000);
+
   it('[needs-gpu] reaches 2^24 within 1e-6', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     if (gpu.emulation) return; // too slow to emulate

@@ -88,6 +88,14 @@ export interface NativeContext {
     mix64?: boolean;
     /** Register cap of the compile-time mixed-radix kernels (0: as measured best; 64, 80, 96, 160 on sm_90). */
     mixFixRegs?: number;
+    /** Passes strided on both sides on the direct kernel (no transposes through shared memory), or the transposing one. */
+    direct?: boolean;
+    /** Columns a block of the direct kernel (0: chosen). */
+    directCols?: number;
+    /** Register cap of the direct kernel (0: as measured best; 64, 72, 80, 96 on sm_90). */
+    directRegs?: number;
+    /** Direct kernel variant (sm_90): 1 internal twiddles from table rows, 2 pass / 4 internal twiddles from more sincospif. */
+    directVariant?: number;
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
     osMaxH?: number;
