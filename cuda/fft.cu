@@ -70,17 +70,17 @@ static long long onePassMax(Gpu& gpu) {
 // ---------------------------------------------------------------------------------------------------
 // Column passes
 
-template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
+template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false, bool FEW = false>
 static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
   constexpr int T = L / R;
   // the transposed-pass kernel holds kTransMaxRegs registers a thread: at most 512 threads a block
   if (TRANS)
     while (C > 1 && C * T > 512) C /= 2;
   const size_t smem = (size_t)C * colLen(L, p.swz != 0) * sizeof(float2);
-  auto k = fftColsReg<L, TABLE, R, TRANS>;
+  auto k = fftColsReg<L, TABLE, R, TRANS, FEW>;
   gpu.allowSmem(k, smem);
   const long long blocks = ceilDiv(p.ncols, C);
-  PH_LAUNCH(PH_K(fftColsReg<L, TABLE, R, TRANS>), dim3((unsigned)blocks), dim3(C * T), smem, s, p);
+  PH_LAUNCH(PH_K(fftColsReg<L, TABLE, R, TRANS, FEW>), dim3((unsigned)blocks), dim3(C * T), smem, s, p);
   PH_CHECK_LAUNCH("FFT kernel launch");
 }
 
@@ -431,7 +431,12 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     }
     // 8192 contiguous: 32 elements per thread (radix 32, 16, 16: two exchanges instead of three)
     if (L == 8192 && !strided && fftTuning().wide8192 && !fftTuning().twiddleTable) {
-      launchRegK<8192, false, 32>(gpu, p, s, C > 0 ? C : 1);
+      if (fftTuning().fewTwiddles) launchRegK<8192, false, 32, false, true>(gpu, p, s, C > 0 ? C : 1);
+      else launchRegK<8192, false, 32>(gpu, p, s, C > 0 ? C : 1);
+      return;
+    }
+    if (L == 16384 && !strided && fftTuning().fewTwiddles && !fftTuning().twiddleTable) {
+      launchRegK<16384, false, 16, false, true>(gpu, p, s, C > 0 ? C : 1);
       return;
     }
     if (C <= 0) {

@@ -465,7 +465,8 @@ __device__ __forceinline__ void fftColsBody(const ColParams& p, const S& sh) {
 // the contiguous kernel spill). Registers: 64 for R = 16 (blocks up to 1024 threads; launch bounds (1024, 1)
 // and (512, 2) measured the same), 128 for R = 32 (256-thread blocks), kTransMaxRegs for transposed passes
 // of L ≤ 256 (blocks of at most 512 threads, launchRegK sees to it).
-template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false>
+// FEW: internal twiddles of L > 256 from two sincospif a pass instead of five (regPasses FEW).
+template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false, bool FEW = false>
 __global__ void __maxnreg__(TRANS && L <= 256 ? kTransMaxRegs : (R > 16 ? 128 : 64))
     fftColsReg(ColParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
@@ -474,7 +475,7 @@ __global__ void __maxnreg__(TRANS && L <= 256 ? kTransMaxRegs : (R > 16 ? 128 : 
   } else
 #endif
   {
-    fftColsBody<RegShape<L, TABLE, R>, TRANS>(p, RegShape<L, TABLE, R>{});
+    fftColsBody<RegShape<L, TABLE, R, FEW>, TRANS>(p, RegShape<L, TABLE, R, FEW>{});
   }
 }
 

@@ -96,6 +96,8 @@ export interface NativeContext {
     directRegs?: number;
     /** Direct kernel variant (sm_90): 1 internal twiddles from table rows, 2 pass / 4 internal twiddles from more sincospif. */
     directVariant?: number;
+    /** One-pass 8192 and 16384 with internal twiddles from two sincospif a pass instead of five. */
+    fewTwiddles?: boolean;
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
     osMaxH?: number;
