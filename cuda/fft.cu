@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include "fft.h"
 #define PH_MIXED_KERNEL
@@ -70,6 +71,33 @@ static long long onePassMax(Gpu& gpu) {
 // ---------------------------------------------------------------------------------------------------
 // Column passes
 
+/** Calls f(std::integral_constant<int, L>{}) for the power of two L = 2…2^maxLog (compile-time kernels by size). */
+template <int maxLog, class F>
+static void byPow2(long long L, const char* what, F&& f) {
+  auto at = [&](auto k) {
+    constexpr int lg = decltype(k)::value;
+    if constexpr (lg <= maxLog) return f(std::integral_constant<int, (1 << lg)>{});
+  };
+  switch (log2i(L)) {
+    case 1: return at(std::integral_constant<int, 1>{});
+    case 2: return at(std::integral_constant<int, 2>{});
+    case 3: return at(std::integral_constant<int, 3>{});
+    case 4: return at(std::integral_constant<int, 4>{});
+    case 5: return at(std::integral_constant<int, 5>{});
+    case 6: return at(std::integral_constant<int, 6>{});
+    case 7: return at(std::integral_constant<int, 7>{});
+    case 8: return at(std::integral_constant<int, 8>{});
+    case 9: return at(std::integral_constant<int, 9>{});
+    case 10: return at(std::integral_constant<int, 10>{});
+    case 11: return at(std::integral_constant<int, 11>{});
+    case 12: return at(std::integral_constant<int, 12>{});
+    case 13: return at(std::integral_constant<int, 13>{});
+    case 14: if (maxLog >= 14) return at(std::integral_constant<int, 14>{}); break;
+    default: break;
+  }
+  throw ArgumentError(what);
+}
+
 template <int L, bool TABLE, int R = regRadix(L), bool TRANS = false, bool FEW = false>
 static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
   constexpr int T = L / R;
@@ -103,23 +131,8 @@ static void launchRegT(Gpu& gpu, ColParams& p, cudaStream_t s, int C, bool trans
 template <bool TABLE>
 static void launchReg(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   const bool t = p.transIn || p.transOut;
-  switch (log2i(L)) {
-    case 1: return launchRegT<2, TABLE>(gpu, p, s, C, t);
-    case 2: return launchRegT<4, TABLE>(gpu, p, s, C, t);
-    case 3: return launchRegT<8, TABLE>(gpu, p, s, C, t);
-    case 4: return launchRegT<16, TABLE>(gpu, p, s, C, t);
-    case 5: return launchRegT<32, TABLE>(gpu, p, s, C, t);
-    case 6: return launchRegT<64, TABLE>(gpu, p, s, C, t);
-    case 7: return launchRegT<128, TABLE>(gpu, p, s, C, t);
-    case 8: return launchRegT<256, TABLE>(gpu, p, s, C, t);
-    case 9: return launchRegT<512, TABLE>(gpu, p, s, C, t);
-    case 10: return launchRegT<1024, TABLE>(gpu, p, s, C, t);
-    case 11: return launchRegT<2048, TABLE>(gpu, p, s, C, t);
-    case 12: return launchRegT<4096, TABLE>(gpu, p, s, C, t);
-    case 13: return launchRegT<8192, TABLE>(gpu, p, s, C, t);
-    case 14: return launchRegT<16384, TABLE>(gpu, p, s, C, t);
-    default: throw ArgumentError("register FFT size out of range");
-  }
+  byPow2<14>(L, "register FFT size out of range",
+             [&](auto l) { launchRegT<decltype(l)::value, TABLE>(gpu, p, s, C, t); });
 }
 
 /** Columns a block of the direct strided-pass kernel (fftColsRegDirect), unless FftTuning::directCols sets them:
@@ -170,22 +183,8 @@ static void launchDirectK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
 }
 
 static void launchDirect(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
-  switch (log2i(L)) {
-    case 1: return launchDirectK<2>(gpu, p, s, C);
-    case 2: return launchDirectK<4>(gpu, p, s, C);
-    case 3: return launchDirectK<8>(gpu, p, s, C);
-    case 4: return launchDirectK<16>(gpu, p, s, C);
-    case 5: return launchDirectK<32>(gpu, p, s, C);
-    case 6: return launchDirectK<64>(gpu, p, s, C);
-    case 7: return launchDirectK<128>(gpu, p, s, C);
-    case 8: return launchDirectK<256>(gpu, p, s, C);
-    case 9: return launchDirectK<512>(gpu, p, s, C);
-    case 10: return launchDirectK<1024>(gpu, p, s, C);
-    case 11: return launchDirectK<2048>(gpu, p, s, C);
-    case 12: return launchDirectK<4096>(gpu, p, s, C);
-    case 13: return launchDirectK<8192>(gpu, p, s, C);
-    default: throw ArgumentError("direct strided FFT pass size out of range");
-  }
+  byPow2<13>(L, "direct strided FFT pass size out of range",
+             [&](auto l) { launchDirectK<decltype(l)::value>(gpu, p, s, C); });
 }
 
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
@@ -381,9 +380,12 @@ static bool hasMixFixed(long long L, int E, const MixPlan& mp) {
 
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
-    // up to 16 columns (rows of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads
-    // and at most 512: measured on an H200, 16 beats 8, 32 and 64 at L = 128 and 256 (v9); 8 beats 16 at
-    // L = 512 and 4 beats 8 at L = 1024 once the swizzled layout made narrow transposes conflict free (v12)
+    // passes on the transposing kernel (since v17 those transposed on one side: a four-step plan's contiguous
+    // pass with its transposed store; the passes strided on both sides take directCols): up to 16 columns (rows
+    // of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads and at most 512: measured on
+    // an H200, 16 beats 8, 32 and 64 at L = 128 and 256 (v9); 8 beats 16 at L = 512 and 4 beats 8 at L = 1024
+    // once the swizzled layout made narrow transposes conflict free (v12, both passes then on this kernel);
+    // 8 columns for the 1024-point transposed store of 2^18 measured equal (v17)
     const long long T = L / regRadix((int)L);
     const long long threads = fftTuning().stridedThreads > 0 ? fftTuning().stridedThreads : 256;
     long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols
@@ -415,7 +417,6 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
     p.swz = fftTuning().swizzle ? 1 : 0;
     // strided on both sides: the direct kernel (no transposes through shared memory)
     if (p.transIn && p.transOut && fftTuning().direct && L <= 8192) {
-      p.tab = nullptr;
       launchDirect(gpu, L, p, s, C);
       return;
     }

@@ -25,7 +25,8 @@ struct FftTuning {
   bool twiddleTable = false;
   /** 8192 in one pass with 32 elements per thread (radix 32·16·16) rather than 16 (2·16·16·16). */
   bool wide8192 = true;
-  /** Columns per block of a strided (transposed) pass: 0 chooses (see stridedThreads). */
+  /** Columns per block of a pass on the transposing kernel (transposed on one side, or a mixed-radix strided pass;
+   *  power-of-two passes strided on both sides take directCols): 0 chooses (see stridedThreads). */
   int stridedCols = 0;
   /** Threads per block a strided pass aims at when choosing its columns (0: 256; 4…16 columns, ≤ 512 threads). */
   int stridedThreads = 0;
