@@ -78,6 +78,9 @@ struct FftTuning {
    *  W^8 as products). Measured on an H200 (ms, relative L2 error): 16384 0.821 → 0.764, 1.4e-7 → 1.8e-7 (cuFFT
    *  2.2e-7); 8192 0.584 → 0.572, 1.4e-7 → 1.5e-7 (cuFFT 2.4e-7). */
   bool fewTwiddles = true;
+  /** Fused overlap-save kernels of 8192-point segments on 256 threads of 32 elements (two blocks an SM) instead of
+   *  512 of 16 (one), by kind: 1 complex FIR, 2 real FIR, 4 correlation (os_kernel.cuh). */
+  int osWide = 1;
   /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
    *  (0 ends the list; all 0: chosen by factorize). */
   long long factors[3] = {0, 0, 0};

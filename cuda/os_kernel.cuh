@@ -43,10 +43,16 @@ __device__ __forceinline__ float corrScore(float num, float tnorm, double energy
   return s > 1.f ? 1.f : s;
 }
 
-// H: complex FFT size; a segment is L = H (complex) or 2H (real) samples.
-template <int H, bool REAL, bool CORR>
-__global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p) {
-  constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
+/** Elements a thread holds in the fused kernels: regRadix(H) with table twiddles, or (WIDE, H = 8192 only) 32 as in
+ *  the one-pass 8192 FFT: 256 threads, radix 32·16·16 (two exchanges a transform instead of three), two blocks an
+ *  SM at 128 registers instead of one 512-thread block, twiddles by sincospif (two a radix-16 pass). */
+__host__ __device__ constexpr int osRadix(int H, bool wide) { return wide ? 32 : regRadix(H); }
+
+// H: complex FFT size; a segment is L = H (complex) or 2H (real) samples. The kernels below call it.
+template <int H, bool REAL, bool CORR, bool WIDE>
+__device__ __forceinline__ void osBody(const OsParams& p) {
+  static_assert(!WIDE || H == 8192, "the wide kernel is the 8192-point one");
+  constexpr int R = osRadix(H, WIDE), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
   PH_DYN_SMEM(float2, smem);
   __shared__ double warpTot[32];
   const int C = blockDim.x / T;
@@ -93,9 +99,9 @@ __global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p
     __syncthreads();
     blockScanDouble(P, 1, L, 0, T, warpTot);
   }
-  regFft<H, true>(v, sm, j, p.tab);
+  regFft<H, !WIDE, R, WIDE>(v, sm, j, p.tab);
   if constexpr (REAL) {
-    realSplit<H>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
+    realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
       const float2 w = __ldg(p.wL + k);
       const float2 yk = cmul(xk, __ldg(p.spec + k));
       const float2 yc = conjf2(cmul(xh, __ldg(p.spec + (H - k))));
@@ -110,7 +116,7 @@ __global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p
   }
 #pragma unroll
   for (int e = 0; e < R; e++) v[e].y = -v[e].y;
-  regFft<H, true>(v, sm, j, p.tab);
+  regFft<H, !WIDE, R, WIDE>(v, sm, j, p.tab);
   const float inv = 1.0f / (float)H;
 #pragma unroll
   for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
@@ -152,15 +158,30 @@ __global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p
   }
 }
 
+// the launch bounds of the narrow kernels without a minimum of blocks: ptxas then holds them to 62…88 registers
+// (with a minimum of one it takes 103…186, and the 4096-point FIR ran 27 % slower)
 template <int H, bool REAL, bool CORR>
+__global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p) {
+  osBody<H, REAL, CORR, false>(p);
+}
+template <bool REAL, bool CORR>
+__global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
+  osBody<8192, REAL, CORR, true>(p);
+}
+template <int H, bool REAL, bool CORR, bool WIDE = false>
 static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
-  constexpr int T = H / regRadix(H), L = REAL ? 2 * H : H;
+  constexpr int T = H / osRadix(H, WIDE), L = REAL ? 2 * H : H;
   const int C = CORR ? 1 : std::max(1, 256 / T);
   size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
   if (CORR) smem += (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
-  gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
-  PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), dim3((unsigned)ceilDiv(p.segments, C), groups), dim3(C * T), smem, s,
-            p);
+  const dim3 grid((unsigned)ceilDiv(p.segments, C), groups), block(C * T);
+  if constexpr (WIDE) {
+    gpu.allowSmem(kOverlapSaveWide<REAL, CORR>, smem);
+    PH_LAUNCH(PH_K(kOverlapSaveWide<REAL, CORR>), grid, block, smem, s, p);
+  } else {
+    gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
+    PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), grid, block, smem, s, p);
+  }
   PH_CHECK_LAUNCH("overlap-save kernel");
 }
 
@@ -173,7 +194,9 @@ static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_
     case 1024: return launchOsT<1024, REAL, CORR>(gpu, p, groups, s);
     case 2048: return launchOsT<2048, REAL, CORR>(gpu, p, groups, s);
     case 4096: return launchOsT<4096, REAL, CORR>(gpu, p, groups, s);
-    case 8192: return launchOsT<8192, REAL, CORR>(gpu, p, groups, s);
+    case 8192:
+      if (fftTuning().osWide & (CORR ? 4 : REAL ? 2 : 1)) return launchOsT<8192, REAL, CORR, true>(gpu, p, groups, s);
+      return launchOsT<8192, REAL, CORR>(gpu, p, groups, s);
     default: break;
   }
   throw ArgumentError("overlap-save size not compiled");

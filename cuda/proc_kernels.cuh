@@ -8,11 +8,11 @@ namespace ph {
 /** After a size-H FFT of z[m] = x[2m] + i·x[2m+1] (thread j holds Z[j + e·T] in v), gives the spectrum of
  *  the 2H reals x to f(e, k, X[k], X[H−k]) for each held k = j + e·T (for k = 0 the second is X[H], the
  *  Nyquist bin); f may overwrite v[e]. wL: W_{2H}^k for k < 2H (Gpu::table). Uses `sm` (the column's
- *  exchange buffer); every thread of the block must call it; sm is still being read when it returns. */
-template <int H, class F>
-__device__ __forceinline__ void realSplit(float2 (&v)[regRadix(H)], float2* sm, int j, const float2* __restrict__ wL,
-                                          F&& f) {
-  constexpr int R = regRadix(H), T = H / R;
+ *  exchange buffer); every thread of the block must call it; sm is still being read when it returns. R: the
+ *  elements a thread holds (32 for the wide 8192-point kernels). */
+template <int H, int R = regRadix(H), class F>
+__device__ __forceinline__ void realSplit(float2 (&v)[R], float2* sm, int j, const float2* __restrict__ wL, F&& f) {
+  constexpr int T = H / R;
   __syncthreads();
 #pragma unroll
   for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];

@@ -84,6 +84,10 @@ static void refFft(std::vector<cd>& a) {
 template <class T>
 static std::vector<T> toHost(const void* d, size_t count) {
   std::vector<T> h(count);
+  // the library's streams are non-blocking: a plain cudaMemcpy is not ordered after their work (the random
+  // inputs, the runs), so wait for the whole device first (without it the correlation's template was read
+  // before its generator had run, when the GPU was still busy with the previous measurement)
+  PH_CHECK(cudaDeviceSynchronize());
   PH_CHECK(cudaMemcpy(h.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
   return h;
 }

@@ -173,6 +173,24 @@ for (const [op, n] of [
   v.impl = 'cuda-maxH4096';
   notes.push(`${op} ${n} with segments ≤ 4096-point FFTs: ${fmt(v.kernelMs)} ms (${v.plan})`);
 }
+// the fused kernels of 8192-point segments: 512 threads of 16 elements, or 256 of 32 (osWide, by kind)
+for (const [op, n, osWide, what] of [
+  ['fir', 2047, 0, '512 threads of 16 elements (the default: 256 of 32)'],
+  ['fir', 4095, 0, '512 threads of 16 elements (the default: 256 of 32)'],
+  ['fir-os', 4095, 2, '256 threads of 32 elements (the default: 512 of 16)'],
+  ['corr', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
+  ['corr-complex', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
+]) {
+  await ctx.setTuning({ osWide });
+  const v = await measure('variant-os', op, n, firSamples, false, 10, false);
+  v.impl = `cuda-osWide${osWide}`;
+  await ctx.setTuning({});
+  const d = await measure('variant-os', op, n, firSamples, false, 10, false);
+  d.impl = 'cuda-default';
+  notes.push(
+    `${op} ${n}, 8192-point segments on ${what}: ${fmt(v.kernelMs)} ms (${v.plan}; default ${fmt(d.kernelMs)} ms, ${d.plan})`,
+  );
+}
 await ctx.setTuning({ specTwiddleTable: false });
 for (const op of ['spectrogram-i16', 'spectrogram-f32']) {
   const v = await measure('variant-spec', op, 4096, specSamples, false, 10, false);

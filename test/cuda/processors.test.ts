@@ -336,6 +336,58 @@ describe('CUDA FIR', () => {
     }
   }, 300_000);
 
+  it('[needs-gpu] 8192-point segments: the wide (32 elements a thread) and narrow (16) kernels both equal lfilter and the correlation in float64', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    // 2047 taps complex and 4095 real run 8192-point complex FFTs a segment (os_kernel.cuh), as do templates of
+    // 4096; osWide picks the kernel per kind (1 complex FIR, 2 real FIR, 4 correlation)
+    const frames = 12_000;
+    const outs = new Map<string, Float32Array>();
+    try {
+      for (const osWide of [0, 7]) {
+        await gpu.backend.ctx.setTuning({ osWide });
+        for (const { m, complex } of [
+          { m: 2047, complex: true },
+          { m: 4095, complex: false },
+        ]) {
+          const lanes = complex ? 2 : 1;
+          const x = gaussian(frames * lanes, m + 9);
+          const taps = Float64Array.from(gaussian(m, m + 10), (v) => v / Math.sqrt(m));
+          const f = gpu.backend.createFir({ taps, complex, channels: 1, method: 'overlap-save' });
+          const a = await f.process(x);
+          const b = await f.flush();
+          f.dispose();
+          const y = new Float32Array(a.length + b.length);
+          y.set(a);
+          y.set(b, a.length);
+          expect(relL2(y, lfilter(taps, x, lanes)), `FIR ${m} taps, osWide ${osWide}`).toBeLessThan(1e-6);
+          outs.set(`fir ${m} ${osWide}`, y);
+        }
+        for (const complex of [true, false]) {
+          const m = 4096,
+            vps = complex ? 2 : 1;
+          const t = gaussian(m * vps, 41);
+          const x = gaussian(frames * vps, 42);
+          const c = gpu.backend.createCorrelator({ template: t, complex, scores: true });
+          const r = await c.process(x);
+          const last = await c.flush();
+          c.dispose();
+          const scores = Float32Array.from([...r.scores!, ...last.scores!]);
+          const ref = correlationScores(x, t, complex);
+          expect(scores.length).toBe(ref.length);
+          let worst = 0;
+          for (let l = 0; l < ref.length; l++) worst = Math.max(worst, Math.abs(scores[l] - ref[l]));
+          expect(worst, `correlation ${complex ? 'complex' : 'real'}, osWide ${osWide}`).toBeLessThan(2e-4);
+          outs.set(`corr ${complex} ${osWide}`, scores);
+        }
+      }
+    } finally {
+      await gpu.backend.ctx.setTuning({});
+    }
+    // the two kernels round differently (computed against table twiddles): the knob did switch kernels
+    for (const k of ['fir 2047', 'fir 4095', 'corr true', 'corr false'])
+      expect(firstDifference(outs.get(`${k} 0`)!, outs.get(`${k} 7`)!), k).toBeGreaterThanOrEqual(0);
+  }, 600_000);
+
   it('[needs-gpu] streams a block of several 8 MB pieces through the copy pipeline, equal to small blocks', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const cases = [

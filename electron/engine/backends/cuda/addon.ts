@@ -98,6 +98,8 @@ export interface NativeContext {
     directVariant?: number;
     /** One-pass 8192 and 16384 with internal twiddles from two sincospif a pass instead of five. */
     fewTwiddles?: boolean;
+    /** Fused overlap-save 8192-point segments on 256 threads of 32 elements, by kind: 1 complex FIR, 2 real FIR, 4 correlation. */
+    osWide?: number;
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
     osMaxH?: number;
