@@ -77,6 +77,16 @@ inline bool isStickyError(cudaError_t e) {
     if (ph_e_ != cudaSuccess) ph::throwCuda(ph_e_, #expr); \
   } while (0)
 
+/** Copies host data that kernels will read (tables, taps, spectra, windows) to the device and waits until it has
+ *  landed. A plain cudaMemcpy from pageable memory may return once the data is staged, before its DMA reaches the
+ *  device, and the library's streams are non-blocking (not ordered after the legacy stream that copy runs on): a
+ *  kernel queued next could read part of the old contents (seen on an H200: the first row of a new spectrogram
+ *  differed now and then). Setup only: it waits for the whole device. */
+inline void uploadNow(void* dst, const void* src, size_t bytes) {
+  PH_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PH_CHECK(cudaDeviceSynchronize());
+}
+
 /** Checks the launch that just happened (configuration errors surface here, faults at the next sync). */
 #define PH_CHECK_LAUNCH(name)                           \
   do {                                                  \

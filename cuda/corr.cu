@@ -102,7 +102,7 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
   for (float t : cfg.tmpl) e += (double)t * t;
   tnorm_ = (float)std::sqrt(e);
   tmpl_.alloc(vals * sizeof(float));
-  PH_CHECK(cudaMemcpy(tmpl_.get(), cfg.tmpl.data(), vals * sizeof(float), cudaMemcpyHostToDevice));
+  uploadNow(tmpl_.get(), cfg.tmpl.data(), vals * sizeof(float));
   direct_ = M_ <= kCorrDirectMax && cfg.size == 0;
   if (!direct_) {
     const bool real = !cfg.complex;
@@ -129,7 +129,7 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
     std::vector<float2> h(keep);
     for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)-im[k]);  // conj(T)
     spec_.alloc(keep * sizeof(float2));
-    PH_CHECK(cudaMemcpy(spec_.get(), h.data(), keep * sizeof(float2), cudaMemcpyHostToDevice));
+    uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
   }
   reset();
 }

@@ -105,7 +105,7 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
   if (cfg.lanes < 1) throw ArgumentError("fir: at least one channel is required");
   std::vector<float> tf(cfg.taps.begin(), cfg.taps.end());
   taps_.alloc(M_ * sizeof(float));
-  PH_CHECK(cudaMemcpy(taps_.get(), tf.data(), M_ * sizeof(float), cudaMemcpyHostToDevice));
+  uploadNow(taps_.get(), tf.data(), M_ * sizeof(float));
   if (cfg.overlapSave) {
     const bool real = !cfg.complex;
     if (cfg.size > 0) {
@@ -128,7 +128,7 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
     std::vector<float2> h(keep);
     for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)im[k]);
     spec_.alloc(keep * sizeof(float2));
-    PH_CHECK(cudaMemcpy(spec_.get(), h.data(), keep * sizeof(float2), cudaMemcpyHostToDevice));
+    uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
   }
   reset();
 }

@@ -67,7 +67,7 @@ Gpu::~Gpu() {
 
 const float2* Gpu::upload(std::vector<float2> host, std::string key) {
   DevBuf buf(host.size() * sizeof(float2));
-  PH_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
+  uploadNow(buf.get(), host.data(), host.size() * sizeof(float2));
   const float2* p = buf.get<float2>();
   tables_[key] = std::move(buf);
   return p;

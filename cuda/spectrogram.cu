@@ -292,7 +292,7 @@ Spectrogram::Spectrogram(Gpu& gpu, const SpectrogramConfig& cfg) : gpu_(gpu), cf
   fused_ = isPow2(cfg.n) && H >= 64 && H <= 8192 &&
            (size_t)paddedLen((int)H) * 8 <= gpu.smemOptin();
   window_.alloc(cfg.n * sizeof(float));
-  PH_CHECK(cudaMemcpy(window_.get(), cfg.window.data(), cfg.n * sizeof(float), cudaMemcpyHostToDevice));
+  uploadNow(window_.get(), cfg.window.data(), cfg.n * sizeof(float));
   const long long vps = cfg.complex ? 2 : 1;
   for (auto& h : hist_) h.alloc((size_t)(cfg.n * vps + 16) * sizeof(float));
   if (cfg.averaging > 0) avg_.alloc(width_ * sizeof(double));
