@@ -34,7 +34,8 @@ OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr) {
     const double lg = std::log2((double)L);
     // 8192-point segments cost more a sample than the model says: on the narrow kernel (one 512-thread block an SM)
     // 1.4×, on the wide one (two 256-thread blocks, os_kernel.cuh) 1.2× — measured on an H200 (complex FIR, 2^26
-    // samples): 1023 taps 0.733 ms on 8192-point segments against 0.675 on 4096, 2047 taps 0.782 against 0.940
+    // samples, docs/cuda/NOTES.md v18): 1023 taps 0.733 ms on 8192-point segments against 0.695 on 4096, 2047 taps
+    // 0.780 against 0.973
     const bool wide = fftTuning().osWide & (corr ? 4 : real ? 2 : 1);
     const double cost = (double)L * (lg + 6.0) / (double)(L - M + 1) * (H >= 8192 ? (wide ? 1.2 : 1.4) : 1.0);
     if (cost < bestCost) { bestCost = cost; best = L; }
