@@ -175,7 +175,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     p.outCount = frames;
     p.spec = spec_.get<float2>();
     p.out = outDev;
-    p.tab = gpu_.regTable(H_);  // table rows: computed twiddles get hoisted and spill here
+    p.tab = gpu_.regTable(H_);  // table rows of the narrow kernels (computed twiddles were hoisted and spilled there)
     p.wL = gpu_.table(2 * H_);
     if (cfg_.complex) {
       p.lane0 = 0;
