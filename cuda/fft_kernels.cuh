@@ -27,7 +27,10 @@ __host__ __device__ constexpr int firstRadix(int L, int R) {
   while (r > R) r /= 16;
   return r;
 }
-/** Shared-memory index with one float2 of padding every 16, against bank conflicts of strided writes. */
+/** Shared-memory index with one float2 of padding every 16, against bank conflicts of strided writes.
+ *  pad16(a + b) = pad16(a) + pad16(b) whenever a mod 16 + b mod 16 < 16 (no carry out of the low four bits):
+ *  the exchanges take a base pointer at pad16(a) once and compile-time offsets pad16(b) from it — written
+ *  per element, ptxas recomputed the shift, the add and the scaling of every address (SASS, sm_90). */
 __host__ __device__ __forceinline__ int pad16(int i) { return i + (i >> 4); }
 /** A column's stride in shared memory: padded, and odd, so that a warp walking across columns (the
  *  transposed loads and stores) hits distinct banks. */
@@ -138,15 +141,19 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
 #pragma unroll
       for (int m = 0; m < r; m++) v[q + m * Q] = u[m];
     } else {
-      const int dst = (jj - k) * r + k;
+      // dst mod 16 + (m·Ns) mod 16 < 16: Ns ≥ 16 makes the second 0; below, dst mod 16 = k < Ns (r = 16) or a
+      // multiple of r with m < r (the first pass), and m·Ns mod 16 a multiple of Ns
+      float2* w = sm + pad16((jj - k) * r + k);
 #pragma unroll
-      for (int m = 0; m < r; m++) sm[pad16(dst + m * Ns)] = u[m];
+      for (int m = 0; m < r; m++) w[pad16(m * Ns)] = u[m];
     }
   }
   if constexpr (!last) {
     __syncthreads();
+    // j mod 16 + (e·T) mod 16 < 16: j < T when T < 16
+    const float2* rd = sm + pad16(j);
 #pragma unroll
-    for (int e = 0; e < R; e++) v[e] = sm[pad16(j + e * T)];
+    for (int e = 0; e < R; e++) v[e] = rd[pad16(e * T)];
     __syncthreads();
     regPasses<L, R, Ns * r, TABLE, FEW>(v, sm, j, tab);
   }

@@ -159,9 +159,12 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
 }
 
 // the launch bounds of the narrow kernels without a minimum of blocks: ptxas then holds them to 62…88 registers
-// (with a minimum of one it takes 103…186, and the 4096-point FIR ran 27 % slower)
+// (with a minimum of one it took 103…186, and the 4096-point FIR ran 27 % slower) — except the 8192-point
+// correlation, one block an SM anyway (its prefix energies fill the shared memory): with no minimum, ptxas
+// took 64 / 82 registers, without a minimum of one 125 / 128, and the complex correlation ran 2.15 against
+// 1.80 ms, the real one 1.05 against 0.88 (H200, 2^26 samples, fifth session)
 template <int H, bool REAL, bool CORR>
-__global__ void __launch_bounds__(H >= 8192 ? 512 : 256) kOverlapSave(OsParams p) {
+__global__ void __launch_bounds__(H >= 8192 ? 512 : 256, CORR && H >= 8192 ? 1 : 0) kOverlapSave(OsParams p) {
   osBody<H, REAL, CORR, false>(p);
 }
 template <bool REAL, bool CORR>

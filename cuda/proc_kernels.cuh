@@ -5,6 +5,19 @@
 
 namespace ph {
 
+/** Z[(H − k) mod H] for k = j + e·T, from a column whose Z[i] sits at sm[pad16(i)] (thread j's own Z[0] for
+ *  k = 0). With T a multiple of 16 the address is one base and a compile-time offset: pad16(H − j − e·T) =
+ *  pad16(H − j) − pad16(e·T), and k = 0 reads the in-bounds, unused pad16(H). */
+template <int H, int R>
+__device__ __forceinline__ float2 partnerZ(const float2 (&v)[R], const float2* sm, int j, int e) {
+  constexpr int T = H / R;
+  float2 z;
+  if constexpr (T % 16 == 0) z = (sm + pad16(H - j))[-pad16(e * T)];
+  else z = sm[pad16((H - j - e * T) & (H - 1))];
+  if (e == 0 && j == 0) z = v[0];
+  return z;
+}
+
 /** After a size-H FFT of z[m] = x[2m] + i·x[2m+1] (thread j holds Z[j + e·T] in v), gives the spectrum of
  *  the 2H reals x to f(e, k, X[k], X[H−k]) for each held k = j + e·T (for k = 0 the second is X[H], the
  *  Nyquist bin); f may overwrite v[e]. wL: W_{2H}^k for k < 2H (Gpu::table). Uses `sm` (the column's
@@ -14,14 +27,15 @@ template <int H, int R = regRadix(H), class F>
 __device__ __forceinline__ void realSplit(float2 (&v)[R], float2* sm, int j, const float2* __restrict__ wL, F&& f) {
   constexpr int T = H / R;
   __syncthreads();
+  float2* const wr = sm + pad16(j);
 #pragma unroll
-  for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
+  for (int e = 0; e < R; e++) wr[pad16(e * T)] = v[e];
   __syncthreads();
 #pragma unroll
   for (int e = 0; e < R; e++) {
     const int k = j + e * T;
     const float2 zk = v[e];
-    const float2 zc = conjf2(sm[pad16((H - k) & (H - 1))]);
+    const float2 zc = conjf2(partnerZ<H, R>(v, sm, j, e));
     const float2 E = cscale(cadd(zk, zc), 0.5f);
     const float2 O = cscale(mulmi(csub(zk, zc)), 0.5f);
     const float2 wO = cmul(__ldg(wL + k), O);
@@ -74,11 +88,9 @@ __device__ __forceinline__ void blockScanDouble(double* q, int o, int n, int fir
   __syncthreads();
 }
 
-/** 10·log10(p) floored (NaN and zero give the floor). The hardware log2 (2 ulp) keeps a level within
- *  1e-4 dB at −300 dB, far inside float32's own rounding of the power. */
-__device__ __forceinline__ float toDb(float p, float floorDb) {
-  const float db = p > 0.f ? 3.01029995664f * __log2f(p) : -INFINITY;
-  return db > floorDb ? db : floorDb;
-}
+/** 10·log10(p) floored (NaN, zero and negatives give the floor: the hardware log2 returns −∞ for 0 and NaN
+ *  below, and fmaxf takes the number over a NaN). The hardware log2 (2 ulp) keeps a level within 1e-4 dB at
+ *  −300 dB, far inside float32's own rounding of the power. */
+__device__ __forceinline__ float toDb(float p, float floorDb) { return fmaxf(3.01029995664f * __log2f(p), floorDb); }
 
 }  // namespace ph

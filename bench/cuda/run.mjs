@@ -177,7 +177,7 @@ for (const [op, n] of [
 for (const [op, n, osWide, what] of [
   ['fir', 2047, 0, '512 threads of 16 elements (the default: 256 of 32)'],
   ['fir', 4095, 0, '512 threads of 16 elements (the default: 256 of 32)'],
-  ['fir-os', 4095, 2, '256 threads of 32 elements (the default: 512 of 16)'],
+  ['fir-os', 4095, 1, '512 threads of 16 elements (the default: 256 of 32)'],
   ['corr', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
   ['corr-complex', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
 ]) {
@@ -191,13 +191,6 @@ for (const [op, n, osWide, what] of [
     `${op} ${n}, 8192-point segments on ${what}: ${fmt(v.kernelMs)} ms (${v.plan}; default ${fmt(d.kernelMs)} ms, ${d.plan})`,
   );
 }
-await ctx.setTuning({ specTwiddleTable: false });
-for (const op of ['spectrogram-i16', 'spectrogram-f32']) {
-  const v = await measure('variant-spec', op, 4096, specSamples, false, 10, false);
-  v.impl = 'cuda-spec-computed';
-  notes.push(`${op} 4096 with computed twiddles: ${fmt(v.kernelMs)} ms (default: table rows)`);
-}
-await ctx.setTuning({});
 let switchAt = 0;
 for (const taps of smoke ? [8, 64] : [1, 2, 3, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256]) {
   const d = await measure('variant-fir-switch', 'fir-direct', taps, firSamples, false, 10, false);
