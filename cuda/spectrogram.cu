@@ -6,6 +6,7 @@
 // Levels (AES17 dBFS, as the CPU backend): power = |X[k]|²/(Σw)² for complex input; ×4 for the bins of a
 // real input other than DC and Nyquist, ×2 for those two. Complex rows are in fftshift order.
 #include <cmath>
+#include <type_traits>
 
 #include "proc_kernels.cuh"
 #include "processors.h"
@@ -19,6 +20,7 @@ struct SpecParams {
   int n;           // frame length
   int bins, width, reduce;
   float norm, normEdge, floorDb;
+  float dbNorm, dbEdge;  // 10·log10 of the fused kernel's powers' norms (¼ of norm, normEdge for real frames)
   const float* window;
   float* rows;
   float* linear;   // may be null
@@ -50,8 +52,11 @@ template <int H>
 __host__ __device__ constexpr int specThreads() { return H / regRadix(H) > 256 ? H / regRadix(H) : 256; }
 constexpr int kSpecBlocks = 3;
 
-/** Calls body(get2) with get2(m) = the values (2m, 2m + 1) of the Source from `lo` on. When they lie in the block
- *  just pushed and the pair is aligned (the common case), get2 is one two-value typed load. */
+/** Calls body(get2, ps) with get2(m) = the values (2m, 2m + 1) of the Source from `lo` on, and ps the factor
+ *  that the powers of a transform of those values take. When they lie in the block just pushed and the pair is
+ *  aligned (the common case), get2 is one two-value typed load. A power-of-two scale (int16's 2^−15, int8's 2^−7)
+ *  stays out of the values and goes into ps as scale²: the transform is linear and scaling by 2^k is exact, so the
+ *  powers are the same numbers, with one multiply a value fewer (and no subtraction when the offset is 0). */
 template <class B>
 __device__ __forceinline__ void withPairs(const Source& s, long long lo, long long hi, B&& body) {
   if (lo >= s.histLen && hi <= s.histLen + s.freshLen) {
@@ -60,42 +65,97 @@ __device__ __forceinline__ void withPairs(const Source& s, long long lo, long lo
     const size_t vb = s.dtype == 3 ? 2 : s.dtype == 0 ? 4 : 1;
     const char* q = static_cast<const char*>(s.fresh) + at * (long long)vb;
     if ((reinterpret_cast<uintptr_t>(q) & (2 * vb - 1)) == 0) {
+      // normal powers of two with a normal square: exponent field 67…187, no mantissa bits
+      const unsigned bits = __float_as_uint(sc), ex = (bits >> 23) & 0xff;
+      const bool pow2 = (bits & 0x807fffffu) == 0 && ex >= 67 && ex <= 187;
+      const auto typed = [&](auto* p) {
+        if (pow2 && off == 0.f)
+          body([=](int m) { const auto v = p[m]; return make_float2((float)v.x, (float)v.y); }, sc * sc);
+        else if (pow2)
+          body([=](int m) { const auto v = p[m]; return make_float2((float)v.x - off, (float)v.y - off); }, sc * sc);
+        else
+          body([=](int m) { const auto v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); },
+               1.f);
+      };
       switch (s.dtype) {
-        case 1: {
-          const uchar2* p = reinterpret_cast<const uchar2*>(q);
-          body([=](int m) { const uchar2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
-          return;
-        }
-        case 2: {
-          const char2* p = reinterpret_cast<const char2*>(q);
-          body([=](int m) { const char2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
-          return;
-        }
-        case 3: {
-          const short2* p = reinterpret_cast<const short2*>(q);
-          body([=](int m) { const short2 v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); });
-          return;
-        }
+        case 1: typed(reinterpret_cast<const uchar2*>(q)); return;
+        case 2: typed(reinterpret_cast<const char2*>(q)); return;
+        case 3: typed(reinterpret_cast<const short2*>(q)); return;
         default: {
           const float2* p = reinterpret_cast<const float2*>(q);
-          body([=](int m) { return p[m]; });
+          body([=](int m) { return p[m]; }, 1.f);
           return;
         }
       }
     }
   }
-  body([&](int m) { return make_float2(s.at(lo + 2 * m), s.at(lo + 2 * m + 1)); });
+  body([&](int m) { return make_float2(s.at(lo + 2 * m), s.at(lo + 2 * m + 1)); }, 1.f);
 }
 
-/** dB levels of the bins a thread holds, straight to the row (no reduction to columns): bin k of value pw. */
-__device__ __forceinline__ void putBin(const SpecParams& p, float* row, float* lin, int k, float pw) {
-  row[k] = toDb(pw, p.floorDb);
-  if (lin) lin[k] = pw;
+/** The real split by pairs of bins: after a size-H FFT of z[m] = x[2m] + i·x[2m+1] (thread j holds Z[j + e·T]
+ *  in v), calls f(slot, k, 2·X[k]) once for every bin k ≤ H of the 2H reals, slot 2e for k, 2e + 1 for H − k
+ *  and R for H/2 (compile-time after unrolling). Thread j takes the bins k = j + e·T and
+ *  H − k for e < R/2, both from one even and one odd part, and thread 0 also H/2 — so each thread sends only
+ *  its upper half to its partner T − j (realSplit computes every bin twice, from the whole exchange). Twice the
+ *  spectrum: the halvings are left to the caller's power scale (¼, exact). Must follow regFft directly (its
+ *  last exchange ends with a barrier, so sm is free); every thread of the block calls it. */
+template <int H, class F>
+__device__ __forceinline__ void realSplitPairs(float2 (&v)[regRadix(H)], float2* sm, int j,
+                                               const float2* __restrict__ wL, F&& f) {
+  constexpr int R = regRadix(H), T = H / R;
+  float2* const wr = sm + pad16(j);
+#pragma unroll
+  for (int e = R / 2; e < R; e++) wr[pad16(e * T)] = v[e];
+  __syncthreads();
+#pragma unroll
+  for (int e = 0; e < R / 2; e++) {
+    const int k = j + e * T;
+    // Z[H − k]: the partner's upper half (thread 0's own for e > 0), Z[0] itself for k = 0
+    const float2 zc = conjf2(partnerZ<H, R>(v, sm, j, e));
+    const float2 E = cadd(v[e], zc);         // 2·(even part)
+    const float2 O = mulmi(csub(v[e], zc));  // 2·(odd part)
+    const float2 wO = cmul(__ldg(wL + k), O);
+    f(2 * e, k, cadd(E, wO));
+    f(2 * e + 1, H - k, conjf2(csub(E, wO)));  // k = 0: X[H], the Nyquist bin
+  }
+  // X[H/2] = conj(Z[H/2]) (w = −i there); Z[H/2] is thread 0's v[R/2]
+  if (j == 0) f(R, H / 2, make_float2(2.f * v[R / 2].x, -2.f * v[R / 2].y));
 }
 
-// H: complex FFT size (complex input: n = H; real input: n = 2H). TW: twiddles from table rows (fewer
-// instructions) or computed (fewer loads); each measured (bench/cuda/run.mjs variants).
-template <int H, bool REAL, bool TW>
+/** log2 with subnormal arguments flushed to zero (−∞): one instruction, where __log2f adds three for them. */
+__device__ __forceinline__ float lg2Ftz(float x) {
+#ifdef __CUDA_ARCH__
+  float r;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+#else  // the CPU emulation
+  return std::fpclassify(x) == FP_SUBNORMAL ? -INFINITY : std::log2(x);
+#endif
+}
+
+/** The levels of one frame's bins, straight from the registers (no reduction to columns): bin k of spectrum
+ *  value x has 10·log10(|x|²·norm) = 3.0103·log2(|x|²) + dB(norm), one multiply-add after the logarithm
+ *  (`edge`: DC and Nyquist of a real frame, their own norm). FAST flushes a subnormal |x|² to the floor; the
+ *  kernel takes it only where every level that changes lies below the floor anyway. LIN: the linear powers too
+ *  (for averaging). Inactive threads (past the last frame) compute and store nothing. */
+template <bool LIN, bool FAST>
+struct RowOut {
+  float* row;
+  float* lin;
+  float dbNorm, dbEdge, norm, normEdge, floorDb;
+  bool active;
+  __device__ __forceinline__ void put(int k, float2 x, bool edge) const {
+    const float n2 = norm2(x);
+    const float l2 = FAST ? lg2Ftz(n2) : __log2f(n2);
+    const float db = fmaxf(fmaf(l2, 3.01029995664f, edge ? dbEdge : dbNorm), floorDb);
+    if (active) row[k] = db;
+    if (LIN && active) lin[k] = n2 * (edge ? normEdge : norm);
+  }
+};
+
+// H: complex FFT size (complex input: n = H; real input: n = 2H); twiddles from table rows (computed ones
+// measured slower: 0.738 against 0.654 ms in v15). LIN: the linear powers are written too.
+template <int H, bool REAL, bool LIN>
 __global__ void __launch_bounds__(specThreads<H>(), specThreads<H>() > 256 ? 1 : kSpecBlocks) kSpecFused(SpecParams p) {
   constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H);
   PH_DYN_SMEM(float2, smem);
@@ -108,19 +168,24 @@ __global__ void __launch_bounds__(specThreads<H>(), specThreads<H>() > 256 ? 1 :
   const long long base = f * p.hop;
   // both layouts read value pairs: real frames as z[m] = x[2m] + i·x[2m+1], complex ones as samples
   const long long first = REAL ? base : 2 * base;
-  withPairs(p.src, first, first + 2 * H, [&](auto get2) {
+  float ps = 1.f;
+  withPairs(p.src, first, first + 2 * H, [&](auto get2, float s) {
+    ps = s;
+    // the window from one base pointer: offsets e·T are immediates (m = j + e·T recomputed cost three
+    // instructions a load)
+    const float2* w2 = reinterpret_cast<const float2*>(p.window) + j;
+    const float* w1 = p.window + j;
 #pragma unroll
     for (int e = 0; e < R; e++) {
-      const int m = j + e * T;
       float2 z = make_float2(0.f, 0.f);
       if (active) {
-        z = get2(m);
+        z = get2(j + e * T);
         if (REAL) {
-          const float2 w = __ldg(reinterpret_cast<const float2*>(p.window) + m);
+          const float2 w = __ldg(w2 + e * T);
           z.x *= w.x;
           z.y *= w.y;
         } else {
-          const float w = __ldg(p.window + m);
+          const float w = __ldg(w1 + e * T);
           z.x *= w;
           z.y *= w;
         }
@@ -128,45 +193,54 @@ __global__ void __launch_bounds__(specThreads<H>(), specThreads<H>() > 256 ? 1 :
       v[e] = z;
     }
   });
-  regFft<H, TW>(v, sm, j, p.tab);
-  float* row = p.rows + f * p.width;
-  float* lin = p.linear ? p.linear + f * p.width : nullptr;
+  regFft<H, true>(v, sm, j, p.tab);
+  // the split's bins are 2·X (¼ in the power, −6.02 dB: in dbNorm/dbEdge), the raw samples' scale is ps (a
+  // power of two: its dB are exact)
+  const float norm = (REAL ? 0.25f : 1.f) * ps * p.norm, normEdge = 0.25f * ps * p.normEdge;
   if (!p.reduce) {
-    // every bin is a column: levels straight from the registers, each warp's stores contiguous
-    if constexpr (REAL) {
-      realSplit<H>(v, sm, j, p.wL, [&](int, int k, float2 xk, float2 xh) {
-        if (!active) return;
-        putBin(p, row, lin, k, norm2(xk) * (k == 0 ? p.normEdge : p.norm));
-        if (k == 0) putBin(p, row, lin, H, norm2(xh) * p.normEdge);
-      });
-    } else if (active) {
+    const float dps = ps == 1.f ? 0.f : 3.01029995664f * __log2f(ps);
+    const float dbNorm = p.dbNorm + dps, dbEdge = p.dbEdge + dps;
+    // log2|x|² < −126 moves a level only below this
+    const float flushDb = fmaxf(dbNorm, REAL ? dbEdge : dbNorm) - 379.29f + 0.01f;
+    float* row = p.rows + f * p.width;
+    float* lin = LIN ? p.linear + f * p.width : nullptr;
+    const auto emit = [&](auto fast) {
+      const RowOut<LIN, decltype(fast)::value> out{row, lin, dbNorm, dbEdge, norm, normEdge, p.floorDb, active};
+      if constexpr (REAL) {
+        realSplitPairs<H>(v, sm, j, p.wL, [&](int slot, int k, float2 x) { out.put(k, x, slot < 2 && j == 0); });
+      } else {
 #pragma unroll
-      for (int e = 0; e < R; e++) {
-        const int k = j + e * T;
-        putBin(p, row, lin, (k + H / 2) & (H - 1), norm2(v[e]) * p.norm);
+        for (int e = 0; e < R; e++) out.put(((j + e * T) + H / 2) & (H - 1), v[e], false);
       }
-    }
+    };
+    if (p.floorDb >= flushDb) emit(std::true_type{});
+    else emit(std::false_type{});
     return;
   }
   // columns are maxima over bins: powers through shared memory
   float* P = reinterpret_cast<float*>(sm);
   if constexpr (REAL) {
-    float pw[R];
-    float nyq = 0.f;
-    realSplit<H>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
-      pw[e] = norm2(xk) * (k == 0 ? p.normEdge : p.norm);
-      if (k == 0) nyq = norm2(xh) * p.normEdge;
+    constexpr int R2 = R / 2;
+    float lo[R2], hi[R2], mid = 0.f;
+    realSplitPairs<H>(v, sm, j, p.wL, [&](int slot, int k, float2 x) {
+      const float pw = norm2(x) * (k == 0 || k == H ? normEdge : norm);
+      if (slot == R) mid = pw;
+      else if (slot % 2 == 0) lo[slot / 2] = pw;
+      else hi[slot / 2] = pw;
     });
     __syncthreads();  // every partner read of sm is done: P may overwrite it
 #pragma unroll
-    for (int e = 0; e < R; e++) P[j + e * T] = pw[e];
-    if (j == 0) P[H] = nyq;
+    for (int i = 0; i < R2; i++) {
+      P[j + i * T] = lo[i];
+      P[H - j - i * T] = hi[i];
+    }
+    if (j == 0) P[H / 2] = mid;
   } else {
     __syncthreads();
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const int k = j + e * T;
-      P[(k + H / 2) & (H - 1)] = norm2(v[e]) * p.norm;
+      P[(k + H / 2) & (H - 1)] = norm2(v[e]) * norm;
     }
   }
   __syncthreads();
@@ -244,21 +318,19 @@ __global__ void kFill(float* p, long long n, float v) {
 
 static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
-bool& specTwiddleTable() {
-  static bool table = true;
-  return table;
-}
-
 template <int H, bool REAL>
 static void launchSpecT(Gpu& gpu, SpecParams& p, cudaStream_t s) {
   constexpr int T = H / regRadix(H);
   const int C = specThreads<H>() / T;
   const size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
-  const bool table = specTwiddleTable();
-  if (table) gpu.allowSmem(kSpecFused<H, REAL, true>, smem);
-  else gpu.allowSmem(kSpecFused<H, REAL, false>, smem);
-  if (table) PH_LAUNCH(PH_K(kSpecFused<H, REAL, true>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
-  else PH_LAUNCH(PH_K(kSpecFused<H, REAL, false>), dim3((unsigned)ceilDiv(p.count, C)), dim3(C * T), smem, s, p);
+  const dim3 grid((unsigned)ceilDiv(p.count, C)), block(C * T);
+  if (p.linear) {
+    gpu.allowSmem(kSpecFused<H, REAL, true>, smem);
+    PH_LAUNCH(PH_K(kSpecFused<H, REAL, true>), grid, block, smem, s, p);
+  } else {
+    gpu.allowSmem(kSpecFused<H, REAL, false>, smem);
+    PH_LAUNCH(PH_K(kSpecFused<H, REAL, false>), grid, block, smem, s, p);
+  }
   PH_CHECK_LAUNCH("spectrogram kernel");
 }
 
@@ -324,13 +396,16 @@ void Spectrogram::runDevice(const Source& src, long long count, float* rowsDev, 
   p.reduce = width_ != bins_;
   p.norm = norm_;
   p.normEdge = normEdge_;
+  // the fused kernel's real split gives 2·X: its powers take ¼ of the norms
+  p.dbNorm = (float)(10.0 * std::log10((cfg_.complex ? 1.0 : 0.25) * norm_));
+  p.dbEdge = (float)(10.0 * std::log10(0.25 * normEdge_));
   p.floorDb = cfg_.floorDb;
   p.window = window_.get<float>();
   p.rows = rowsDev;
   p.linear = linDev;
   if (fused_) {
     const int H = (int)(cfg_.complex ? cfg_.n : cfg_.n / 2);
-    p.tab = specTwiddleTable() ? gpu_.regTable(H) : nullptr;
+    p.tab = gpu_.regTable(H);
     p.wL = gpu_.table(cfg_.n);
     if (cfg_.complex ? launchSpec<false>(gpu_, H, p, s) : launchSpec<true>(gpu_, H, p, s)) return;
   }

@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, factors, osMaxH, specTwiddleTable, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, factors, osMaxH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -343,15 +343,13 @@ class Context : public Napi::ObjectWrap<Context> {
       for (uint32_t i = 0; i < a.Length(); i++) tune.factors[i] = num(a.Get(i));
     }
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
-    const bool specTable = o.Has("specTwiddleTable") ? flag(o.Get("specTwiddleTable")) : true;
     const long long piece = o.Has("pieceBytes") ? num(o.Get("pieceBytes")) : (long long)ph::kHostPiece;
     if (piece < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH, specTable, piece] {
+    t->run = [c, tune, maxH, piece] {
       ph::fftTuning() = tune;
       ph::osMaxH() = maxH;
-      ph::specTwiddleTable() = specTable;
       ph::hostPiece() = (size_t)piece;
       c->g().clearPlans();
     };

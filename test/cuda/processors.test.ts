@@ -126,6 +126,60 @@ describe('CUDA spectrogram', () => {
     }
   }, 300_000);
 
+  it('[needs-gpu] raw integers of every type give the rows of their values, whatever the scale', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    // the fused kernel keeps a power-of-two scale out of the samples (it goes into the power) and skips a zero
+    // offset: each layout is checked against float64 rows of (raw − offset)·scale
+    const layouts = [
+      { make: (v: number) => Math.round(v * 6000), Type: Int16Array, offset: 0, scale: 1 / 32768 },
+      { make: (v: number) => Math.round(v * 6000), Type: Int16Array, offset: 0, scale: 1 / 30000 },
+      {
+        make: (v: number) => Math.min(255, Math.max(0, Math.round(127.5 + 40 * v))),
+        Type: Uint8Array,
+        offset: 127.5,
+        scale: 1 / 128,
+      },
+      {
+        make: (v: number) => Math.min(255, Math.max(0, Math.round(127.5 + 40 * v))),
+        Type: Uint8Array,
+        offset: 127.5,
+        scale: 1 / 127.5,
+      },
+      {
+        make: (v: number) => Math.min(127, Math.max(-128, Math.round(40 * v))),
+        Type: Int8Array,
+        offset: 0,
+        scale: 1 / 128,
+      },
+    ];
+    for (const n of gpu.emulation ? [128] : [128, 4096])
+      for (const complex of [false, true])
+        for (const { make, Type, offset, scale } of layouts) {
+          const hop = n / 4,
+            vps = complex ? 2 : 1;
+          const g = gaussian(vps * (n * 5 + 11), n + 7);
+          const raw = new Type(g.length);
+          for (let i = 0; i < g.length; i++) raw[i] = make(g[i]);
+          const x = Float32Array.from(raw, (v) => (v - offset) * scale);
+          const w = hann(n);
+          const ref = refRows(x, n, hop, complex, w);
+          const sp = gpu.backend.createSpectrogram({ fft: n, hop, window: w, complex });
+          const r = await sp.push({ data: raw, offset, scale });
+          sp.dispose();
+          expect(r.count).toBe(ref.count);
+          for (let f = 0; f < ref.count; f++) {
+            const got = Array.from(
+              r.rows.subarray(f * ref.width, (f + 1) * ref.width),
+              (d) => 10 ** (d / 10),
+            );
+            expect(
+              relL2(got, ref.linear[f]),
+              `${Type.name} offset ${offset} scale ${scale} n=${n} ${complex ? 'complex' : 'real'} frame ${f}`,
+            ).toBeLessThan(2e-5);
+          }
+        }
+  }, 300_000);
+
   it('[needs-gpu] reads 0 dBFS for a full-scale sine and a unit complex exponential on a bin', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const n = 1024,

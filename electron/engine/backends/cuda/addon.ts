@@ -103,7 +103,6 @@ export interface NativeContext {
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
     osMaxH?: number;
-    specTwiddleTable?: boolean;
     /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
     pieceBytes?: number;
   }): Promise<void>;
