@@ -79,10 +79,11 @@ struct FftTuning {
    *  2.2e-7); 8192 0.584 → 0.572, 1.4e-7 → 1.5e-7 (cuFFT 2.4e-7). */
   bool fewTwiddles = true;
   /** Fused overlap-save kernels of 8192-point segments on 256 threads of 32 elements (two blocks an SM) instead of
-   *  512 of 16 (one), by kind: 1 complex FIR, 2 real FIR, 4 correlation (os_kernel.cuh). Real FIR since the
-   *  exchanges' base-pointer addressing (ptxas spills 188 → 4 bytes): 4095 taps 0.723 → 0.614 ms on an H200;
-   *  correlation stays narrow (real 0.88 against 1.84 ms wide, complex 1.80 against 2.14). */
-  int osWide = 3;
+   *  512 of 16 (one), by kind: 1 complex FIR, 2 real FIR, 4 correlation (os_kernel.cuh). Measured on an H200 (2^26
+   *  samples, fifth session, device call 4): complex FIR 4095 taps 0.846 ms wide against 1.079 narrow; real FIR
+   *  4095 taps 0.605 wide against 0.528 narrow (in call 3, before the plain-layout loads and stores, 0.614 against
+   *  0.723); correlation real 0.88 narrow against 1.84 wide, complex 1.80 against 2.14. */
+  int osWide = 1;
   /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
    *  (0 ends the list; all 0: chosen by factorize). */
   long long factors[3] = {0, 0, 0};

@@ -63,7 +63,16 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
   float2* sm = smem + c * PL;
   const long long f0 = s * p.S;
   float2 v[R];
-  withSource(p.src, f0 * p.V, (f0 + L) * p.V, [&](auto get) {
+  // one real channel, or one complex channel from lane 0 (the common layouts): value pairs in one load each and
+  // addresses from one base with compile-time offsets; other layouts index frame·V + lane value by value
+  const bool plain = p.V == (REAL ? 1 : 2) && lane == 0 && (REAL || (reinterpret_cast<uintptr_t>(p.out) & 7) == 0);
+  if (plain) {
+    const long long lo = REAL ? f0 : 2 * f0;
+    withPairs<false>(p.src, lo, lo + 2 * H, [&](auto get2, float) {
+#pragma unroll
+      for (int e = 0; e < R; e++) v[e] = active ? get2(j + e * T) : make_float2(0.f, 0.f);
+    });
+  } else withSource(p.src, f0 * p.V, (f0 + L) * p.V, [&](auto get) {
 #pragma unroll
     for (int e = 0; e < R; e++) {
       const int m = j + e * T;
@@ -121,6 +130,31 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
 #pragma unroll
   for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
   if (!active) return;
+  if constexpr (!CORR) {
+    if (plain) {
+      // output i of the segment (a value index: 2m + h real, m complex) is frame f0 + i − (M − 1), kept for
+      // M − 1 ≤ i < lim
+      const long long lim64 = p.outCount - f0 + (p.M - 1);
+      const int lim = (int)(lim64 < L ? lim64 : L);
+      if constexpr (REAL) {
+        float* const o = p.out + (f0 + 2 * j - (p.M - 1));
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+          const int i = 2 * (j + e * T);
+          if (i >= p.M - 1 && i < lim) o[2 * e * T] = v[e].x;
+          if (i + 1 >= p.M - 1 && i + 1 < lim) o[2 * e * T + 1] = v[e].y;
+        }
+      } else {
+        float2* const o = reinterpret_cast<float2*>(p.out) + (f0 + j - (p.M - 1));
+#pragma unroll
+        for (int e = 0; e < R; e++) {
+          const int i = j + e * T;
+          if (i >= p.M - 1 && i < lim) o[e * T] = v[e];
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int e = 0; e < R; e++) {
     const int m = j + e * T;

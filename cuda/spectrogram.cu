@@ -52,46 +52,6 @@ template <int H>
 __host__ __device__ constexpr int specThreads() { return H / regRadix(H) > 256 ? H / regRadix(H) : 256; }
 constexpr int kSpecBlocks = 3;
 
-/** Calls body(get2, ps) with get2(m) = the values (2m, 2m + 1) of the Source from `lo` on, and ps the factor
- *  that the powers of a transform of those values take. When they lie in the block just pushed and the pair is
- *  aligned (the common case), get2 is one two-value typed load. A power-of-two scale (int16's 2^−15, int8's 2^−7)
- *  stays out of the values and goes into ps as scale²: the transform is linear and scaling by 2^k is exact, so the
- *  powers are the same numbers, with one multiply a value fewer (and no subtraction when the offset is 0). */
-template <class B>
-__device__ __forceinline__ void withPairs(const Source& s, long long lo, long long hi, B&& body) {
-  if (lo >= s.histLen && hi <= s.histLen + s.freshLen) {
-    const long long at = lo - s.histLen;
-    const float off = s.offset, sc = s.scale;
-    const size_t vb = s.dtype == 3 ? 2 : s.dtype == 0 ? 4 : 1;
-    const char* q = static_cast<const char*>(s.fresh) + at * (long long)vb;
-    if ((reinterpret_cast<uintptr_t>(q) & (2 * vb - 1)) == 0) {
-      // normal powers of two with a normal square: exponent field 67…187, no mantissa bits
-      const unsigned bits = __float_as_uint(sc), ex = (bits >> 23) & 0xff;
-      const bool pow2 = (bits & 0x807fffffu) == 0 && ex >= 67 && ex <= 187;
-      const auto typed = [&](auto* p) {
-        if (pow2 && off == 0.f)
-          body([=](int m) { const auto v = p[m]; return make_float2((float)v.x, (float)v.y); }, sc * sc);
-        else if (pow2)
-          body([=](int m) { const auto v = p[m]; return make_float2((float)v.x - off, (float)v.y - off); }, sc * sc);
-        else
-          body([=](int m) { const auto v = p[m]; return make_float2(((float)v.x - off) * sc, ((float)v.y - off) * sc); },
-               1.f);
-      };
-      switch (s.dtype) {
-        case 1: typed(reinterpret_cast<const uchar2*>(q)); return;
-        case 2: typed(reinterpret_cast<const char2*>(q)); return;
-        case 3: typed(reinterpret_cast<const short2*>(q)); return;
-        default: {
-          const float2* p = reinterpret_cast<const float2*>(q);
-          body([=](int m) { return p[m]; }, 1.f);
-          return;
-        }
-      }
-    }
-  }
-  body([&](int m) { return make_float2(s.at(lo + 2 * m), s.at(lo + 2 * m + 1)); }, 1.f);
-}
-
 /** The real split by pairs of bins: after a size-H FFT of z[m] = x[2m] + i·x[2m+1] (thread j holds Z[j + e·T]
  *  in v), calls f(slot, k, 2·X[k]) once for every bin k ≤ H of the 2H reals, slot 2e for k, 2e + 1 for H − k
  *  and R for H/2 (compile-time after unrolling). Thread j takes the bins k = j + e·T and

@@ -177,7 +177,7 @@ for (const [op, n] of [
 for (const [op, n, osWide, what] of [
   ['fir', 2047, 0, '512 threads of 16 elements (the default: 256 of 32)'],
   ['fir', 4095, 0, '512 threads of 16 elements (the default: 256 of 32)'],
-  ['fir-os', 4095, 1, '512 threads of 16 elements (the default: 256 of 32)'],
+  ['fir-os', 4095, 2, '256 threads of 32 elements (the default: 512 of 16)'],
   ['corr', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
   ['corr-complex', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
 ]) {
