@@ -84,6 +84,12 @@ struct FftTuning {
    *  4095 taps 0.605 wide against 0.528 narrow (in call 3, before the plain-layout loads and stores, 0.614 against
    *  0.723); correlation real 0.88 narrow against 1.84 wide, complex 1.80 against 2.14. */
   int osWide = 1;
+  /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best (os_kernel.cuh osTable), 1 table rows,
+   *  2 by sincospif (the variant that is not the default holds code for sm_90 only: for measuring). */
+  int osTwiddles = 0;
+  /** Threads per block of the fused overlap-save FIR kernels below 8192 points: 0 one segment a block (at least 64
+   *  threads, measured best), else at most 256. */
+  int osThreads = 0;
   /** The factors of a multi-pass plan, in pass order, where they multiply to the size and each has a pass
    *  (0 ends the list; all 0: chosen by factorize). */
   long long factors[3] = {0, 0, 0};

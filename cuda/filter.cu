@@ -9,12 +9,30 @@
 namespace ph {
 
 // ---------------------------------------------------------------------------------------------------
-// Segment sizes: the power of two with the least estimated cost per output (an FFT's work grows as
-// L·log L, each segment pays the overlap M−1).
+// Segment sizes: the power of two with the least estimated cost per output. A segment of L samples yields
+// L − M + 1 outputs; its cost is L times a weight per size and kind, measured (the store of each output costs
+// the same at every size, so it does not enter the choice).
 
 long long& osMaxH() {
   static long long h = 8192;
   return h;
+}
+long long& osMinH() {
+  static long long h = 0;
+  return h;
+}
+
+/** Kernel time a segment sample of the fused FIR kernels (H = 128 … 8192), less the output stores, relative: fitted
+ *  to H200 runs (2^26 samples, sixth session, device calls 2–3, the kernels as configured now) as t = a·segments
+ *  + b·outputs, b from the 8192-point kernel at 31 and 4095 taps (0.142 ms a 2^26 complex outputs). The analytic
+ *  weight before (log2 L + 6) picked 1024-point segments for 63 taps (0.441 ms) where 256 took 0.326, and
+ *  2048-point real segments for 127 taps where 512 took 0.303 against 0.326. */
+static double osWeight(long long H, bool real) {
+  static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.352};
+  static const double re[] = {0.107, 0.064, 0.108, 0.111, 0.132, 0.174, 0.287};
+  int i = 0;
+  while ((128LL << i) < H && i < 6) i++;
+  return real ? re[i] : cplx[i];
 }
 
 OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr) {
@@ -31,13 +49,17 @@ OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr) {
   for (; L <= maxL; L *= 2) {
     const long long H = real ? L / 2 : L;
     if (H > osMaxH() || !osFits(smemOptin, H, corr, real)) break;
-    const double lg = std::log2((double)L);
-    // 8192-point segments cost more a sample than the model says: on the narrow kernel (one 512-thread block an SM)
-    // 1.4×, on the wide one (two 256-thread blocks, os_kernel.cuh) 1.2× — measured on an H200 (complex FIR, 2^26
-    // samples, docs/cuda/NOTES.md v18): 1023 taps 0.733 ms on 8192-point segments against 0.695 on 4096, 2047 taps
-    // 0.780 against 0.973
-    const bool wide = fftTuning().osWide & (corr ? 4 : real ? 2 : 1);
-    const double cost = (double)L * (lg + 6.0) / (double)(L - M + 1) * (H >= 8192 ? (wide ? 1.2 : 1.4) : 1.0);
+    if (H < osMinH()) continue;
+    double cost;
+    if (corr) {
+      // correlation (templates ≥ 256, so 4096- or 8192-point segments for the usual ones): the analytic weight;
+      // 8192-point segments cost more a sample than it says, 1.4× on the narrow kernel, 1.2× on the wide one
+      // (complex FIR, H200, v18: 1023 taps 0.733 ms on 8192 points against 0.695 on 4096)
+      const bool wide = fftTuning().osWide & 4;
+      cost = (double)L * (std::log2((double)L) + 6.0) / (double)(L - M + 1) * (H >= 8192 ? (wide ? 1.2 : 1.4) : 1.0);
+    } else {
+      cost = (double)L * osWeight(H, real) / (double)(L - M + 1);
+    }
     if (cost < bestCost) { bestCost = cost; best = L; }
   }
   plan.fused = best > 0;

@@ -48,8 +48,19 @@ __device__ __forceinline__ float corrScore(float num, float tnorm, double energy
  *  SM at 128 registers instead of one 512-thread block, twiddles by sincospif (two a radix-16 pass). */
 __host__ __device__ constexpr int osRadix(int H, bool wide) { return wide ? 32 : regRadix(H); }
 
+/** Segments a block of the FIR kernels (T threads a segment): one, or as many as make 64 threads where a segment
+ *  has fewer (FftTuning::osThreads: 128 or 256 to measure against). One segment a block, so that a barrier waits
+ *  for no other segment, measured faster than blocks of 256 threads at every size (H200, sixth session, device
+ *  call 3, complex FIR of 31 taps: 512 points 0.375 → 0.328 ms, 1024 0.427 → 0.386, 2048 0.390 → 0.345; real FIR
+ *  0.273 → 0.218 at 512 points, 0.315 → 0.260 at 2048). */
+static inline int osSegmentsPerBlock(int H, int T) {
+  const int want = fftTuning().osThreads;
+  const int threads = want > 0 && want <= 256 ? want : 64;
+  return std::max(1, threads / T);
+}
+
 // H: complex FFT size; a segment is L = H (complex) or 2H (real) samples. The kernels below call it.
-template <int H, bool REAL, bool CORR, bool WIDE>
+template <int H, bool REAL, bool CORR, bool WIDE, bool TABLE = !WIDE>
 __device__ __forceinline__ void osBody(const OsParams& p) {
   static_assert(!WIDE || H == 8192, "the wide kernel is the 8192-point one");
   constexpr int R = osRadix(H, WIDE), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
@@ -108,7 +119,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     __syncthreads();
     blockScanDouble(P, 1, L, 0, T, warpTot);
   }
-  regFft<H, !WIDE, R, WIDE>(v, sm, j, p.tab);
+  regFft<H, TABLE, R, !TABLE>(v, sm, j, p.tab);
   if constexpr (REAL) {
     realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
       const float2 w = __ldg(p.wL + k);
@@ -125,7 +136,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
   }
 #pragma unroll
   for (int e = 0; e < R; e++) v[e].y = -v[e].y;
-  regFft<H, !WIDE, R, WIDE>(v, sm, j, p.tab);
+  regFft<H, TABLE, R, !TABLE>(v, sm, j, p.tab);
   const float inv = 1.0f / (float)H;
 #pragma unroll
   for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
@@ -197,9 +208,24 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
 // correlation, one block an SM anyway (its prefix energies fill the shared memory): with no minimum, ptxas
 // took 64 / 82 registers, without a minimum of one 125 / 128, and the complex correlation ran 2.15 against
 // 1.80 ms, the real one 1.05 against 0.88 (H200, 2^26 samples, fifth session)
-template <int H, bool REAL, bool CORR>
+/** The narrow kernels' twiddles: from table rows (true) or by sincospif (two a radix-16 pass, as the one-pass FFTs).
+ *  Measured on an H200 (2^26 samples, sixth session, device call 3, one segment a block): complex FIR by sincospif
+ *  from 512 points (31 taps: 1024 0.386 → 0.322 ms, 4096 0.402 → 0.373; 1023 taps on 4096 0.497 → 0.459), by table
+ *  rows below (256: 0.301 against 0.323); real FIR by table rows (1024: 0.260 against 0.317; 4096 0.322 against
+ *  0.354); correlation by sincospif (real 0.884 → 0.814 ms, complex 1.771 → 1.549). */
+__host__ __device__ constexpr bool osTable(int H, bool REAL, bool CORR) { return !CORR && (REAL || H < 512); }
+
+// TABLE: the other twiddles than osTable's exist to measure against (FftTuning::osTwiddles) and hold code for sm_90 only
+template <int H, bool REAL, bool CORR, bool TABLE = osTable(H, REAL, CORR)>
 __global__ void __launch_bounds__(H >= 8192 ? 512 : 256, CORR && H >= 8192 ? 1 : 0) kOverlapSave(OsParams p) {
-  osBody<H, REAL, CORR, false>(p);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
+  if constexpr (TABLE != osTable(H, REAL, CORR)) {
+    return;
+  } else
+#endif
+  {
+    osBody<H, REAL, CORR, false, TABLE>(p);
+  }
 }
 template <bool REAL, bool CORR>
 __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
@@ -208,7 +234,7 @@ __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
 template <int H, bool REAL, bool CORR, bool WIDE = false>
 static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
   constexpr int T = H / osRadix(H, WIDE), L = REAL ? 2 * H : H;
-  const int C = CORR ? 1 : std::max(1, 256 / T);
+  const int C = CORR ? 1 : osSegmentsPerBlock(H, T);
   size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
   if (CORR) smem += (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
   const dim3 grid((unsigned)ceilDiv(p.segments, C), groups), block(C * T);
@@ -216,8 +242,15 @@ static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
     gpu.allowSmem(kOverlapSaveWide<REAL, CORR>, smem);
     PH_LAUNCH(PH_K(kOverlapSaveWide<REAL, CORR>), grid, block, smem, s, p);
   } else {
-    gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
-    PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), grid, block, smem, s, p);
+    constexpr bool kDef = osTable(H, REAL, CORR);
+    const int tw = gpu.prop().major == 9 && gpu.prop().minor == 0 ? fftTuning().osTwiddles : 0;
+    if (tw == 0 || (tw == 1) == kDef) {
+      gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
+      PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), grid, block, smem, s, p);
+    } else {
+      gpu.allowSmem(kOverlapSave<H, REAL, CORR, !kDef>, smem);
+      PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR, !kDef>), grid, block, smem, s, p);
+    }
   }
   PH_CHECK_LAUNCH("overlap-save kernel");
 }
@@ -241,7 +274,7 @@ static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_
 
 static inline bool osFits(size_t smemOptin, long long H, bool corr, bool real) {
   const long long L = real ? 2 * H : H;
-  size_t smem = (size_t)paddedLen((int)H) * 8 * (corr ? 1 : std::max<long long>(1, 256 / (H / 16)));
+  size_t smem = (size_t)paddedLen((int)H) * 8 * (corr ? 1 : osSegmentsPerBlock((int)H, (int)H / regRadix((int)H)));
   if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
   return smem + 2048 <= smemOptin;
 }

@@ -192,6 +192,8 @@ constexpr long long kCorrDirectMax = 32;
 OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr);
 /** Largest complex FFT of a fused overlap-save segment (benchmark variants; default 8192). */
 long long& osMaxH();
+/** Smallest complex FFT of a fused overlap-save segment the choice considers (benchmark variants; default 0). */
+long long& osMinH();
 
 /** Forward FFT in double precision on the host (any n; powers of two fast). For filter spectra. */
 void hostFft(std::vector<double>& re, std::vector<double>& im);

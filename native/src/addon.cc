@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, factors, osMaxH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, osTwiddles, osThreads, factors, osMaxH, osMinH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -336,6 +336,8 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("directVariant")) tune.directVariant = (int)num(o.Get("directVariant"));
     if (o.Has("fewTwiddles")) tune.fewTwiddles = flag(o.Get("fewTwiddles"));
     if (o.Has("osWide")) tune.osWide = (int)num(o.Get("osWide"));
+    if (o.Has("osTwiddles")) tune.osTwiddles = (int)num(o.Get("osTwiddles"));
+    if (o.Has("osThreads")) tune.osThreads = (int)num(o.Get("osThreads"));
     if (o.Has("factors")) {
       Napi::Value f = o.Get("factors");
       if (!f.IsArray() || f.As<Napi::Array>().Length() > 3) throw argError(env, "setTuning: factors must be an array of at most 3 sizes");
@@ -343,13 +345,15 @@ class Context : public Napi::ObjectWrap<Context> {
       for (uint32_t i = 0; i < a.Length(); i++) tune.factors[i] = num(a.Get(i));
     }
     const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
+    const long long minH = o.Has("osMinH") ? num(o.Get("osMinH")) : 0;
     const long long piece = o.Has("pieceBytes") ? num(o.Get("pieceBytes")) : (long long)ph::kHostPiece;
     if (piece < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH, piece] {
+    t->run = [c, tune, maxH, minH, piece] {
       ph::fftTuning() = tune;
       ph::osMaxH() = maxH;
+      ph::osMinH() = minH;
       ph::hostPiece() = (size_t)piece;
       c->g().clearPlans();
     };

@@ -100,9 +100,15 @@ export interface NativeContext {
     fewTwiddles?: boolean;
     /** Fused overlap-save 8192-point segments on 256 threads of 32 elements, by kind: 1 complex FIR, 2 real FIR, 4 correlation. */
     osWide?: number;
+    /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best, 1 table rows, 2 sincospif (sm_90). */
+    osTwiddles?: number;
+    /** Threads per block of the fused overlap-save FIR kernels below 8192 points (0: one segment a block, ≥ 64). */
+    osThreads?: number;
     /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
     factors?: number[];
+    /** Largest / smallest complex FFT of a fused overlap-save segment the size choice considers (8192 / 0). */
     osMaxH?: number;
+    osMinH?: number;
     /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
     pieceBytes?: number;
   }): Promise<void>;
