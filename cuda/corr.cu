@@ -161,7 +161,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     p.spec = spec_.get<float2>();
     p.out = out;
     p.tnorm = tnorm_;
-    p.tab = gpu_.regTable(H_);  // table rows of the narrow kernels (computed twiddles were hoisted and spilled there)
+    p.tab = gpu_.regTable(H_);  // the narrow kernels' table rows, all or two entries a pass (os_kernel.cuh osTw)
     p.wL = gpu_.table(2 * H_);
     if (cin) launchOs<false, true>(gpu_, H_, p, 1, s);
     else launchOs<true, true>(gpu_, H_, p, 1, s);

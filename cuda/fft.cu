@@ -171,6 +171,7 @@ static void launchDirectK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
     case 1: return launchDirectRK<L, DEF, 1>(gpu, p, s, C);
     case 2: return launchDirectRK<L, DEF, 2>(gpu, p, s, C);
     case 4: return launchDirectRK<L, DEF, 4>(gpu, p, s, C);
+    case 5: return launchDirectRK<L, DEF, 5>(gpu, p, s, C);
     default: break;
   }
   switch (sm90 ? fftTuning().directRegs : 0) {

@@ -71,8 +71,9 @@ struct FftTuning {
   /** Register cap of the direct kernel: 0 as measured best (directRegs), else 64, 72, 80 or 96 (sm_90 code only). */
   int directRegs = 0;
   /** Variant of the direct kernel (sm_90 code only: for measuring): 0 as measured best, 1 internal twiddles from
-   *  table rows, 2 pass twiddles from R/4 + 3 sincospif (as the transposing kernel; the default takes R/4 + 1), 4
-   *  internal twiddles of L > 256 from five sincospif a pass (as the other kernels; the default takes two). */
+   *  two table entries a pass (the rest as products, like the default's two sincospif), 5 all from table rows, 2
+   *  pass twiddles from R/4 + 3 sincospif (as the transposing kernel; the default takes R/4 + 1), 4 internal
+   *  twiddles of L > 256 from five sincospif a pass (as the other kernels; the default takes two). */
   int directVariant = 0;
   /** One-pass 8192 and 16384 with the internal twiddles from two sincospif a radix-16 pass instead of five (W^2, W^3,
    *  W^8 as products). Measured on an H200 (ms, relative L2 error): 16384 0.821 → 0.764, 1.4e-7 → 1.8e-7 (cuFFT
@@ -84,8 +85,9 @@ struct FftTuning {
    *  4095 taps 0.605 wide against 0.528 narrow (in call 3, before the plain-layout loads and stores, 0.614 against
    *  0.723); correlation real 0.88 narrow against 1.84 wide, complex 1.80 against 2.14. */
   int osWide = 1;
-  /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best (os_kernel.cuh osTable), 1 table rows,
-   *  2 by sincospif (the variant that is not the default holds code for sm_90 only: for measuring). */
+  /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best (os_kernel.cuh osTw), 1 table rows, 2 two
+   *  a pass by sincospif and products, 3 two a pass from table rows and products (the variants that are not the
+   *  default hold code for sm_90 only: for measuring). */
   int osTwiddles = 0;
   /** Threads per block of the fused overlap-save FIR kernels below 8192 points: 0 one segment a block (at least 64
    *  threads, measured best), else at most 256. */

@@ -78,10 +78,17 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
     if constexpr (Ns > 1) {
       static_assert(Ns == 1 || r == 16, "twiddled register passes are radix 16");
       static_assert(!TABLE || R == regRadix(L), "table rows are laid out for regRadix(L) elements per thread");
-      if constexpr (TABLE) {
+      // TABLE && FEW: the few base powers below from the table rows instead of sincospif, the rest as products
+      const float2* col = TABLE ? tab + regRowOffset(L, Ns) + k : nullptr;
+      const auto base = [&](int m) {
+        if constexpr (TABLE) return col[m * Ns];
+        float sn, cs;
+        sincospif(-2.0f * (float)(k * m) / (float)(Ns * r), &sn, &cs);
+        return make_float2(cs, sn);
+      };
+      if constexpr (TABLE && !FEW) {
         // plain loads, not __ldg: read-only loads may be hoisted above the barriers, and the rows of every
         // pass would then all sit in registers at once
-        const float2* col = tab + regRowOffset(L, Ns) + k;
 #pragma unroll
         for (int m = 1; m < 16; m++) u[m] = cmul(u[m], col[m * Ns]);
       } else {
@@ -93,12 +100,7 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
           // and the two-deep scheme below spills here
           float2 w[6];  // W^1, W^2, W^3, W^4, W^8, W^12
 #pragma unroll
-          for (int i = 0; i < 6; i++) {
-            const int m = i < 3 ? i + 1 : 4 * (i - 2);
-            float sn, cs;
-            sincospif(-2.0f * (float)(k * m) / (float)(Ns * r), &sn, &cs);
-            w[i] = make_float2(cs, sn);
-          }
+          for (int i = 0; i < 6; i++) w[i] = base(i < 3 ? i + 1 : 4 * (i - 2));
 #pragma unroll
           for (int m = 1; m < 16; m++) {
             const int a = m >> 2, b = m & 3;
@@ -113,9 +115,7 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
           const int m = i < 4 ? i + 1 : 8;
           // FEW: W^2, W^3 and W^8 as products (two sincospif, one to two roundings deeper)
           if (FEW && (m == 2 || m == 3 || m == 8)) continue;
-          float sn, cs;
-          sincospif(-2.0f * (float)(k * m) / (float)(Ns * r), &sn, &cs);
-          w[i] = make_float2(cs, sn);
+          w[i] = base(m);
         }
         if constexpr (FEW) {
           w[1] = cmul(w[0], w[0]);

@@ -197,7 +197,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     p.outCount = frames;
     p.spec = spec_.get<float2>();
     p.out = outDev;
-    p.tab = gpu_.regTable(H_);  // table rows of the narrow kernels (computed twiddles were hoisted and spilled there)
+    p.tab = gpu_.regTable(H_);  // the narrow kernels' table rows, all or two entries a pass (os_kernel.cuh osTw)
     p.wL = gpu_.table(2 * H_);
     if (cfg_.complex) {
       p.lane0 = 0;

@@ -60,7 +60,11 @@ static inline int osSegmentsPerBlock(int H, int T) {
 }
 
 // H: complex FFT size; a segment is L = H (complex) or 2H (real) samples. The kernels below call it.
-template <int H, bool REAL, bool CORR, bool WIDE, bool TABLE = !WIDE>
+/** The FFTs' internal twiddles: all from table rows (kTwTable), two a radix-16 pass by sincospif and the rest as their
+ *  products (kTwFew, as the one-pass FFTs), or the same two from table rows (kTwRows). */
+enum { kTwTable = 0, kTwFew = 1, kTwRows = 2 };
+
+template <int H, bool REAL, bool CORR, bool WIDE, int TW = WIDE ? kTwFew : kTwTable>
 __device__ __forceinline__ void osBody(const OsParams& p) {
   static_assert(!WIDE || H == 8192, "the wide kernel is the 8192-point one");
   constexpr int R = osRadix(H, WIDE), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
@@ -119,7 +123,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     __syncthreads();
     blockScanDouble(P, 1, L, 0, T, warpTot);
   }
-  regFft<H, TABLE, R, !TABLE>(v, sm, j, p.tab);
+  regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
   if constexpr (REAL) {
     realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
       const float2 w = __ldg(p.wL + k);
@@ -136,7 +140,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
   }
 #pragma unroll
   for (int e = 0; e < R; e++) v[e].y = -v[e].y;
-  regFft<H, TABLE, R, !TABLE>(v, sm, j, p.tab);
+  regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
   const float inv = 1.0f / (float)H;
 #pragma unroll
   for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
@@ -208,28 +212,38 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
 // correlation, one block an SM anyway (its prefix energies fill the shared memory): with no minimum, ptxas
 // took 64 / 82 registers, without a minimum of one 125 / 128, and the complex correlation ran 2.15 against
 // 1.80 ms, the real one 1.05 against 0.88 (H200, 2^26 samples, fifth session)
-/** The narrow kernels' twiddles: from table rows (true) or by sincospif (two a radix-16 pass, as the one-pass FFTs).
- *  Measured on an H200 (2^26 samples, sixth session, device call 3, one segment a block): complex FIR by sincospif
- *  from 512 points (31 taps: 1024 0.386 → 0.322 ms, 4096 0.402 → 0.373; 1023 taps on 4096 0.497 → 0.459), by table
- *  rows below (256: 0.301 against 0.323); real FIR by table rows (1024: 0.260 against 0.317; 4096 0.322 against
- *  0.354); correlation by sincospif (real 0.884 → 0.814 ms, complex 1.771 → 1.549). */
-__host__ __device__ constexpr bool osTable(int H, bool REAL, bool CORR) { return !CORR && (REAL || H < 512); }
+/** The narrow kernels' twiddles (kTw…), measured on an H200 (2^26 samples, sixth session, one segment a block; device
+ *  call 3 table rows against sincospif, call 6 against two table entries a pass):
+ *  - complex FIR: table rows below 512 points (256: 0.301 ms against 0.323 by sincospif and 0.302 from two entries),
+ *    two entries a pass at 1024 and 2048 (127 taps on 1024 0.409 / 0.341 / 0.339 ms, 255 taps on 2048 0.374 /
+ *    0.371 / 0.359), sincospif at 512 and 4096 (1023 taps on 4096 0.497 / 0.457 / 0.474);
+ *  - real FIR: two entries a pass (on 2H = 512 0.220 / 0.276 / 0.216 ms, on 4096 0.277 / 0.329 / 0.269, on 8192
+ *    0.326 / 0.322 / 0.315 and 0.514 / 0.557 / 0.499);
+ *  - correlation: sincospif (real 0.882 / 0.812 / 0.873 ms, complex 1.769 / 1.547 / 1.710). */
+__host__ __device__ constexpr int osTw(int H, bool REAL, bool CORR) {
+  return CORR ? kTwFew : REAL ? kTwRows : H < 512 ? kTwTable : H == 1024 || H == 2048 ? kTwRows : kTwFew;
+}
 
-// TABLE: the other twiddles than osTable's exist to measure against (FftTuning::osTwiddles) and hold code for sm_90 only
-template <int H, bool REAL, bool CORR, bool TABLE = osTable(H, REAL, CORR)>
+// TW: the other twiddles than osTw's exist to measure against (FftTuning::osTwiddles) and hold code for sm_90 only
+template <int H, bool REAL, bool CORR, int TW = osTw(H, REAL, CORR)>
 __global__ void __launch_bounds__(H >= 8192 ? 512 : 256, CORR && H >= 8192 ? 1 : 0) kOverlapSave(OsParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
-  if constexpr (TABLE != osTable(H, REAL, CORR)) {
+  if constexpr (TW != osTw(H, REAL, CORR)) {
     return;
   } else
 #endif
   {
-    osBody<H, REAL, CORR, false, TABLE>(p);
+    osBody<H, REAL, CORR, false, TW>(p);
   }
 }
 template <bool REAL, bool CORR>
 __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
   osBody<8192, REAL, CORR, true>(p);
+}
+template <int H, bool REAL, bool CORR, int TW>
+static void launchOsTw(Gpu& gpu, OsParams& p, dim3 grid, dim3 block, size_t smem, cudaStream_t s) {
+  gpu.allowSmem(kOverlapSave<H, REAL, CORR, TW>, smem);
+  PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR, TW>), grid, block, smem, s, p);
 }
 template <int H, bool REAL, bool CORR, bool WIDE = false>
 static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
@@ -242,14 +256,12 @@ static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
     gpu.allowSmem(kOverlapSaveWide<REAL, CORR>, smem);
     PH_LAUNCH(PH_K(kOverlapSaveWide<REAL, CORR>), grid, block, smem, s, p);
   } else {
-    constexpr bool kDef = osTable(H, REAL, CORR);
     const int tw = gpu.prop().major == 9 && gpu.prop().minor == 0 ? fftTuning().osTwiddles : 0;
-    if (tw == 0 || (tw == 1) == kDef) {
-      gpu.allowSmem(kOverlapSave<H, REAL, CORR>, smem);
-      PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR>), grid, block, smem, s, p);
-    } else {
-      gpu.allowSmem(kOverlapSave<H, REAL, CORR, !kDef>, smem);
-      PH_LAUNCH(PH_K(kOverlapSave<H, REAL, CORR, !kDef>), grid, block, smem, s, p);
+    switch (tw) {
+      case 1: launchOsTw<H, REAL, CORR, kTwTable>(gpu, p, grid, block, smem, s); break;
+      case 2: launchOsTw<H, REAL, CORR, kTwFew>(gpu, p, grid, block, smem, s); break;
+      case 3: launchOsTw<H, REAL, CORR, kTwRows>(gpu, p, grid, block, smem, s); break;
+      default: launchOsTw<H, REAL, CORR, osTw(H, REAL, CORR)>(gpu, p, grid, block, smem, s); break;
     }
   }
   PH_CHECK_LAUNCH("overlap-save kernel");

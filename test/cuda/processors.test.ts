@@ -438,8 +438,7 @@ describe('CUDA FIR', () => {
     } finally {
       await gpu.backend.ctx.setTuning({});
     }
-    // the two kernels round differently (radix 32·16·16 against 2·16·16·16; FIR: computed against table twiddles):
-    // the knob did switch kernels
+    // the two kernels round differently (radix 32·16·16 against 2·16·16·16): the knob did switch kernels
     for (const k of ['fir 2047', 'fir 4095', 'corr true', 'corr false'])
       expect(firstDifference(outs.get(`${k} 0`)!, outs.get(`${k} 7`)!), k).toBeGreaterThanOrEqual(0);
   }, 600_000);
