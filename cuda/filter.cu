@@ -23,10 +23,13 @@ long long& osMinH() {
 }
 
 /** Kernel time a segment sample of the fused FIR kernels (H = 128 … 8192), less the output stores, relative: fitted
- *  to H200 runs (2^26 samples, sixth session, device calls 2–3, the kernels as configured now) as t = a·segments
- *  + b·outputs, b from the 8192-point kernel at 31 and 4095 taps (0.142 ms a 2^26 complex outputs). The analytic
- *  weight before (log2 L + 6) picked 1024-point segments for 63 taps (0.441 ms) where 256 took 0.326, and
- *  2048-point real segments for 127 taps where 512 took 0.303 against 0.326. */
+ *  to H200 runs (2^26 samples, sixth session, device calls 1–3: one segment a block, before the two-entry twiddles
+ *  of call 6 moved the real and the 1024/2048-point complex kernels 1–4 %) as t = a·segments + b·outputs, b from
+ *  the 8192-point kernel at 31 and 4095 taps (0.142 ms a 2^26 complex outputs). At 8192 points the complex weight
+ *  is the wide kernel's and the real one the narrow kernel's (osWide's default). Checked in call 4 at 31…4095 taps:
+ *  the choice is the fastest size or within 3 % of it. The analytic weight before (log2 L + 6) picked 1024-point
+ *  segments for 63 taps (0.441 ms) where 256 took 0.326, and 2048-point real segments for 127 taps where 512 took
+ *  0.303 against 0.326. */
 static double osWeight(long long H, bool real) {
   static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.352};
   static const double re[] = {0.107, 0.064, 0.108, 0.111, 0.132, 0.174, 0.287};
