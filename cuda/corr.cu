@@ -125,11 +125,18 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
       im[k] = cfg.complex ? cfg.tmpl[2 * k + 1] : 0.0;
     }
     hostFft(re, im);
-    const long long keep = (fused_ && real) ? H_ + 1 : L_;
-    std::vector<float2> h(keep);
-    for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)-im[k]);  // conj(T)
-    spec_.alloc(keep * sizeof(float2));
-    uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
+    split_ = fused_ && osSplitUsed(H_, real, true);
+    if (split_) {
+      const std::vector<float4> h = osSplitSpectrum(re, im, -1.0);  // conj(T)
+      spec_.alloc(h.size() * sizeof(float4));
+      uploadNow(spec_.get(), h.data(), h.size() * sizeof(float4));
+    } else {
+      const long long keep = (fused_ && real) ? H_ + 1 : L_;
+      std::vector<float2> h(keep);
+      for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)-im[k]);  // conj(T)
+      spec_.alloc(keep * sizeof(float2));
+      uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
+    }
   }
   reset();
 }
@@ -161,8 +168,9 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     p.spec = spec_.get<float2>();
     p.out = out;
     p.tnorm = tnorm_;
-    p.tab = gpu_.regTable(H_);  // the narrow kernels' table rows, all or two entries a pass (os_kernel.cuh osTw)
+    p.tab = gpu_.regTable(split_ ? H_ / 2 : H_);  // the narrow kernels' table rows (os_kernel.cuh osTw)
     p.wL = gpu_.table(2 * H_);
+    p.split = split_;
     if (cin) launchOs<false, true>(gpu_, H_, p, 1, s);
     else launchOs<true, true>(gpu_, H_, p, 1, s);
     return;

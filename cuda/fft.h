@@ -85,6 +85,9 @@ struct FftTuning {
    *  4095 taps 0.605 wide against 0.528 narrow (in call 3, before the plain-layout loads and stores, 0.614 against
    *  0.723); correlation real 0.88 narrow against 1.84 wide, complex 1.80 against 2.14. */
   int osWide = 1;
+  /** Complex 8192-point segments as two 4096-point halves and a radix-2 step by warp shuffles, folded into the
+   *  spectrum (os_kernel.cuh osBody SPLIT), by kind: 1 FIR, 4 correlation; before osWide. */
+  int osSplit = 5;
   /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best (os_kernel.cuh osTw), 1 table rows, 2 two
    *  a pass by sincospif and products, 3 two a pass from table rows and products (the variants that are not the
    *  default hold code for sm_90 only: for measuring). */

@@ -26,12 +26,14 @@ long long& osMinH() {
  *  to H200 runs (2^26 samples, sixth session, device calls 1–3: one segment a block, before the two-entry twiddles
  *  of call 6 moved the real and the 1024/2048-point complex kernels 1–4 %) as t = a·segments + b·outputs, b from
  *  the 8192-point kernel at 31 and 4095 taps (0.142 ms a 2^26 complex outputs). At 8192 points the complex weight
- *  is the wide kernel's and the real one the narrow kernel's (osWide's default). Checked in call 4 at 31…4095 taps:
+ *  is the split kernel's and the real one the narrow kernel's (osWide's default). Checked in call 4 at 31…4095 taps:
  *  the choice is the fastest size or within 3 % of it. The analytic weight before (log2 L + 6) picked 1024-point
  *  segments for 63 taps (0.441 ms) where 256 took 0.326, and 2048-point real segments for 127 taps where 512 took
  *  0.303 against 0.326. */
 static double osWeight(long long H, bool real) {
-  static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.352};
+  // complex 8192: the split kernel's (osSplit, seventh session, device calls 2 and 4: 0.333–0.341 from 2047 and
+  // 4095 taps; the wide kernel's was 0.352)
+  static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.337};
   static const double re[] = {0.107, 0.064, 0.108, 0.111, 0.132, 0.174, 0.287};
   int i = 0;
   while ((128LL << i) < H && i < 6) i++;
@@ -58,7 +60,7 @@ OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr) {
       // correlation (templates ≥ 256, so 4096- or 8192-point segments for the usual ones): the analytic weight;
       // 8192-point segments cost more a sample than it says, 1.4× on the narrow kernel, 1.2× on the wide one
       // (complex FIR, H200, v18: 1023 taps 0.733 ms on 8192 points against 0.695 on 4096)
-      const bool wide = fftTuning().osWide & 4;
+      const bool wide = (fftTuning().osWide & 4) || osSplitUsed(H, real, true);  // the split kernel: as the wide one
       cost = (double)L * (std::log2((double)L) + 6.0) / (double)(L - M + 1) * (H >= 8192 ? (wide ? 1.2 : 1.4) : 1.0);
     } else {
       cost = (double)L * osWeight(H, real) / (double)(L - M + 1);
@@ -150,11 +152,18 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
     std::vector<double> re(L_, 0.0), im(L_, 0.0);
     for (int i = 0; i < M_; i++) re[i] = cfg.taps[i];
     hostFft(re, im);
-    const long long keep = (fused_ && real) ? H_ + 1 : L_;
-    std::vector<float2> h(keep);
-    for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)im[k]);
-    spec_.alloc(keep * sizeof(float2));
-    uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
+    split_ = fused_ && osSplitUsed(H_, real, false);
+    if (split_) {
+      const std::vector<float4> h = osSplitSpectrum(re, im, 1.0);
+      spec_.alloc(h.size() * sizeof(float4));
+      uploadNow(spec_.get(), h.data(), h.size() * sizeof(float4));
+    } else {
+      const long long keep = (fused_ && real) ? H_ + 1 : L_;
+      std::vector<float2> h(keep);
+      for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)im[k]);
+      spec_.alloc(keep * sizeof(float2));
+      uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
+    }
   }
   reset();
 }
@@ -200,8 +209,9 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     p.outCount = frames;
     p.spec = spec_.get<float2>();
     p.out = outDev;
-    p.tab = gpu_.regTable(H_);  // the narrow kernels' table rows, all or two entries a pass (os_kernel.cuh osTw)
+    p.tab = gpu_.regTable(split_ ? H_ / 2 : H_);  // the narrow kernels' table rows (os_kernel.cuh osTw)
     p.wL = gpu_.table(2 * H_);
+    p.split = split_;
     if (cfg_.complex) {
       p.lane0 = 0;
       p.laneStep = 2;

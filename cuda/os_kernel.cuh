@@ -8,6 +8,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "proc_kernels.cuh"
 #include "processors.h"
@@ -35,6 +36,7 @@ struct OsParams {
   float tnorm;
   const float2* tab;  // register FFT twiddle rows for H
   const float2* wL;   // W_{2H}^k (real streams)
+  int split;          // complex H = 8192 as two 4096-point halves (osSplit); spec then holds osSplitSpectrum's pairs
 };
 
 __device__ __forceinline__ float corrScore(float num, float tnorm, double energy) {
@@ -64,14 +66,25 @@ static inline int osSegmentsPerBlock(int H, int T) {
  *  products (kTwFew, as the one-pass FFTs), or the same two from table rows (kTwRows). */
 enum { kTwTable = 0, kTwFew = 1, kTwRows = 2 };
 
-template <int H, bool REAL, bool CORR, bool WIDE, int TW = WIDE ? kTwFew : kTwTable>
+/** Shared float2 a segment's FFT exchanges take: one padded H-point buffer, or (SPLIT) two padded H/2-point ones. */
+__host__ __device__ constexpr int osSegLen(int H, bool split) { return split ? 2 * paddedLen(H / 2) : paddedLen(H); }
+
+template <int H, bool REAL, bool CORR, bool WIDE, int TW = WIDE ? kTwFew : kTwTable, bool SPLIT = false>
 __device__ __forceinline__ void osBody(const OsParams& p) {
   static_assert(!WIDE || H == 8192, "the wide kernel is the 8192-point one");
-  constexpr int R = osRadix(H, WIDE), T = H / R, PL = paddedLen(H), L = REAL ? 2 * H : H;
+  static_assert(!SPLIT || (H == 8192 && !REAL && !WIDE), "the split kernel is the complex 8192-point one");
+  constexpr int R = osRadix(H, WIDE), T = H / R, PL = osSegLen(H, SPLIT), L = REAL ? 2 * H : H;
   PH_DYN_SMEM(float2, smem);
   __shared__ double warpTot[32];
   const int C = blockDim.x / T;
-  const int c = threadIdx.x / T, j = threadIdx.x % T;
+  const int c = threadIdx.x / T, t = threadIdx.x % T;
+  // SPLIT: the H-point FFT as two H/2-point ones, of the even and of the odd samples (half hh), each on T/2 threads
+  // (jh < T/2), and one radix-2 step between them by warp shuffles: lanes 0–15 of a warp hold half 0, lanes 16–31 the
+  // same jh of half 1. Thread (jh, hh) holds samples 2·jh + hh + e·T, so its loads and stores are those of thread
+  // j = 2·jh + hh of the plain layout (j + e·T), and each half-warp is 16 consecutive jh of one half, as in the H/2
+  // kernel (the same bank-conflict-free exchanges)
+  const int jh = SPLIT ? ((t >> 5) << 4) | (t & 15) : 0, hh = SPLIT ? (t >> 4) & 1 : 0;
+  const int j = SPLIT ? 2 * jh + hh : t;
   const long long s = (long long)blockIdx.x * C + c;
   const int lane = p.lane0 + blockIdx.y * p.laneStep;
   const bool active = s < p.segments;
@@ -123,27 +136,52 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     __syncthreads();
     blockScanDouble(P, 1, L, 0, T, warpTot);
   }
-  regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
-  if constexpr (REAL) {
-    realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
-      const float2 w = __ldg(p.wL + k);
-      const float2 yk = cmul(xk, __ldg(p.spec + k));
-      const float2 yc = conjf2(cmul(xh, __ldg(p.spec + (H - k))));
-      const float2 E = cscale(cadd(yk, yc), 0.5f);
-      const float2 O = cmulc(cscale(csub(yk, yc), 0.5f), w);
-      v[e] = cadd(E, mulpi(O));
-    });
-    __syncthreads();  // the partner reads of realSplit are done before the FFT reuses sm
+  if constexpr (SPLIT) {
+    // forward: E (hh = 0) and O (hh = 1), the H/2-point FFTs of the even and odd samples; X[k] = E[k] + W_H^k·O[k],
+    // X[k + H/2] = E[k] − W_H^k·O[k] (k = jh + e·T/2). Multiplied by the spectrum (S0, S1) and split again for the
+    // inverse, E'[k] = (Y[k] + Y[k + H/2]) / H and O'[k] = (Y[k] − Y[k + H/2])·W_H^−k / H are
+    //   E' = A·E + B·O, O' = C·E + A·O,  A = (S0 + S1)/H, B = (S0 − S1)·W^k/H, C = (S0 − S1)·W^−k/H,
+    // so the radix-2 butterflies, their twiddles and the scale of the inverse all live in the coefficients
+    // (Fir / Correlator: osSplitSpectrum); the inverse halves are conj ∘ FFT ∘ conj.
+    constexpr int HH = H / 2;
+    float2* const smh = sm + hh * paddedLen(HH);
+    regFft<HH, TW != kTwFew, R, TW != kTwTable>(v, smh, jh, p.tab);
+    // one 16-byte entry (A, B) or (A, C) an element: a 128 KiB table, which misses L1 (ncu: 6.8 % L1 hits against 25 %
+    // at 4096 points); (A, D) a k, shared by the two halves, with B, C = D·W^±k computed (W^jh by sincospif times
+    // W_32^e) ran 8 % slower (ptxas: 100 bytes of spills at 64 registers; H200, seventh session, device call 2)
+    const float4* const cf = reinterpret_cast<const float4*>(p.spec) + hh * HH + jh;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const float2 o = make_float2(__shfl_xor_sync(0xffffffffu, v[e].x, 16), __shfl_xor_sync(0xffffffffu, v[e].y, 16));
+      const float4 k = __ldg(cf + e * (T / 2));
+      v[e] = conjf2(cadd(cmul(make_float2(k.x, k.y), v[e]), cmul(make_float2(k.z, k.w), o)));
+    }
+    regFft<HH, TW != kTwFew, R, TW != kTwTable>(v, smh, jh, p.tab);
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e].y = -v[e].y;
   } else {
+    regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
+    if constexpr (REAL) {
+      realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
+        const float2 w = __ldg(p.wL + k);
+        const float2 yk = cmul(xk, __ldg(p.spec + k));
+        const float2 yc = conjf2(cmul(xh, __ldg(p.spec + (H - k))));
+        const float2 E = cscale(cadd(yk, yc), 0.5f);
+        const float2 O = cmulc(cscale(csub(yk, yc), 0.5f), w);
+        v[e] = cadd(E, mulpi(O));
+      });
+      __syncthreads();  // the partner reads of realSplit are done before the FFT reuses sm
+    } else {
 #pragma unroll
-    for (int e = 0; e < R; e++) v[e] = cmul(v[e], __ldg(p.spec + j + e * T));
+      for (int e = 0; e < R; e++) v[e] = cmul(v[e], __ldg(p.spec + j + e * T));
+    }
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e].y = -v[e].y;
+    regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
+    const float inv = 1.0f / (float)H;
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
   }
-#pragma unroll
-  for (int e = 0; e < R; e++) v[e].y = -v[e].y;
-  regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
-  const float inv = 1.0f / (float)H;
-#pragma unroll
-  for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
   if (!active) return;
   if constexpr (!CORR) {
     if (plain) {
@@ -240,6 +278,15 @@ template <bool REAL, bool CORR>
 __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
   osBody<8192, REAL, CORR, true>(p);
 }
+#ifndef PH_SPLIT_MINB
+#define PH_SPLIT_MINB 2
+#endif
+/** The complex 8192-point segments as two 4096-point halves and a radix-2 step by shuffles (osBody SPLIT): 512 threads of
+ *  16 elements and two exchanges a transform, where the narrow kernel makes three and the wide one needs 128 registers. */
+template <bool CORR>
+__global__ void __launch_bounds__(512, CORR ? 1 : PH_SPLIT_MINB) kOverlapSaveSplit(OsParams p) {
+  osBody<8192, false, CORR, false, kTwFew, true>(p);
+}
 template <int H, bool REAL, bool CORR, int TW>
 static void launchOsTw(Gpu& gpu, OsParams& p, dim3 grid, dim3 block, size_t smem, cudaStream_t s) {
   gpu.allowSmem(kOverlapSave<H, REAL, CORR, TW>, smem);
@@ -249,10 +296,16 @@ template <int H, bool REAL, bool CORR, bool WIDE = false>
 static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
   constexpr int T = H / osRadix(H, WIDE), L = REAL ? 2 * H : H;
   const int C = CORR ? 1 : osSegmentsPerBlock(H, T);
-  size_t smem = (size_t)C * paddedLen(H) * sizeof(float2);
+  const bool split = H == 8192 && !REAL && !WIDE && p.split;
+  size_t smem = (size_t)C * osSegLen(H, split) * sizeof(float2);
   if (CORR) smem += (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
   const dim3 grid((unsigned)ceilDiv(p.segments, C), groups), block(C * T);
-  if constexpr (WIDE) {
+  if (split) {
+    if constexpr (H == 8192 && !REAL && !WIDE) {
+      gpu.allowSmem(kOverlapSaveSplit<CORR>, smem);
+      PH_LAUNCH(PH_K(kOverlapSaveSplit<CORR>), grid, block, smem, s, p);
+    }
+  } else if constexpr (WIDE) {
     gpu.allowSmem(kOverlapSaveWide<REAL, CORR>, smem);
     PH_LAUNCH(PH_K(kOverlapSaveWide<REAL, CORR>), grid, block, smem, s, p);
   } else {
@@ -277,6 +330,7 @@ static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_
     case 2048: return launchOsT<2048, REAL, CORR>(gpu, p, groups, s);
     case 4096: return launchOsT<4096, REAL, CORR>(gpu, p, groups, s);
     case 8192:
+      if (!REAL && p.split) return launchOsT<8192, REAL, CORR>(gpu, p, groups, s);
       if (fftTuning().osWide & (CORR ? 4 : REAL ? 2 : 1)) return launchOsT<8192, REAL, CORR, true>(gpu, p, groups, s);
       return launchOsT<8192, REAL, CORR>(gpu, p, groups, s);
     default: break;
@@ -286,9 +340,31 @@ static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_
 
 static inline bool osFits(size_t smemOptin, long long H, bool corr, bool real) {
   const long long L = real ? 2 * H : H;
-  size_t smem = (size_t)paddedLen((int)H) * 8 * (corr ? 1 : osSegmentsPerBlock((int)H, (int)H / regRadix((int)H)));
+  // the split kernel's two halves (osSplitUsed) take 8 bytes more than one padded buffer
+  size_t smem = (size_t)osSegLen((int)H, H == 8192 && !real) * 8 *
+                (corr ? 1 : osSegmentsPerBlock((int)H, (int)H / regRadix((int)H)));
   if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
   return smem + 2048 <= smemOptin;
+}
+/** Whether complex H-point segments run the split kernel (FftTuning::osSplit: 1 FIR, 4 correlation). */
+static inline bool osSplitUsed(long long H, bool real, bool corr) {
+  return H == 8192 && !real && (fftTuning().osSplit & (corr ? 4 : 1));
+}
+/** The split kernel's coefficients (osBody SPLIT) from the H-point spectrum S = re + i·sign·im: for half h and k < H/2,
+ *  (A, B) (h = 0) or (A, C) (h = 1) with A = (S_k + S_{k+H/2})/H, B = (S_k − S_{k+H/2})·W_H^k/H, C = its W_H^−k twin;
+ *  computed in double, rounded once. */
+static inline std::vector<float4> osSplitSpectrum(const std::vector<double>& re, const std::vector<double>& im, double sign) {
+  const long long H = (long long)re.size(), HH = H / 2;
+  std::vector<float4> out(H);
+  for (long long k = 0; k < HH; k++) {
+    const double s0r = re[k], s0i = sign * im[k], s1r = re[k + HH], s1i = sign * im[k + HH];
+    const double ar = (s0r + s1r) / H, ai = (s0i + s1i) / H, dr = (s0r - s1r) / H, di = (s0i - s1i) / H;
+    const double a = 6.283185307179586 * (double)k / (double)H, c = std::cos(a), sn = -std::sin(a);
+    // B = d·(c + i·sn), C = d·(c − i·sn)
+    out[k] = make_float4((float)ar, (float)ai, (float)(dr * c - di * sn), (float)(dr * sn + di * c));
+    out[HH + k] = make_float4((float)ar, (float)ai, (float)(dr * c + di * sn), (float)(di * c - dr * sn));
+  }
+  return out;
 }
 static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return osFits(gpu.smemOptin(), H, corr, real); }
 

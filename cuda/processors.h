@@ -132,7 +132,7 @@ class Fir {
   FirConfig cfg_;
   int M_;
   long long L_ = 0, S_ = 0, H_ = 0;
-  bool fused_ = false;
+  bool fused_ = false, split_ = false;  // split_: os_kernel.cuh osSplitUsed
   DevBuf taps_, spec_, hist_[2], staging_, out_, seg_;
   int cur_ = 0;
   long long histLen_ = 0;
@@ -173,7 +173,7 @@ class Correlator {
   Gpu& gpu_;
   CorrelatorConfig cfg_;
   long long M_, L_ = 0, S_ = 0, H_ = 0;
-  bool direct_ = false, fused_ = false;
+  bool direct_ = false, fused_ = false, split_ = false;  // split_: os_kernel.cuh osSplitUsed
   float tnorm_ = 0;
   DevBuf tmpl_, spec_, hist_[2], staging_, scores_, seg_, prefix_, cand_, hist4k_, misc_;
   int cur_ = 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Hardware counters of the CUDA backend's main kernels, one ncu run each (clocks left alone):
-//   node bench/cuda/profile.mjs OUTDIR        (runs ncu on itself with --one OP N BATCH)
+//   node bench/cuda/profile.mjs OUTDIR        (runs ncu on itself with --one OP N BATCH [TUNING-JSON])
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -15,6 +15,7 @@ if (args[0] === '--one') {
   );
   const ctx = new addon.Context();
   await ctx.init(0);
+  if (args[4]) await ctx.setTuning(JSON.parse(args[4])); // a tuning to profile (e.g. '{"osSplit":0}')
   const r = await ctx.benchmark(args[1], Number(args[2]), Number(args[3]), false, 1, false);
   console.log(JSON.stringify({ op: r.op, n: r.n, ms: r.kernelMs, plan: r.plan }));
   await ctx.dispose();

@@ -173,17 +173,27 @@ for (const [op, n] of [
   v.impl = 'cuda-maxH4096';
   notes.push(`${op} ${n} with segments ≤ 4096-point FFTs: ${fmt(v.kernelMs)} ms (${v.plan})`);
 }
-// the fused kernels of 8192-point segments: 512 threads of 16 elements, or 256 of 32 (osWide, by kind)
-for (const [op, n, osWide, what] of [
-  ['fir', 2047, 0, '512 threads of 16 elements (the default: 256 of 32)'],
-  ['fir', 4095, 0, '512 threads of 16 elements (the default: 256 of 32)'],
-  ['fir-os', 4095, 2, '256 threads of 32 elements (the default: 512 of 16)'],
-  ['corr', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
-  ['corr-complex', 4096, 4, '256 threads of 32 elements (the default: 512 of 16)'],
+// the fused kernels of 8192-point segments: two 4096-point halves (osSplit, complex; the default), 512 threads of 16
+// elements, or 256 of 32 (osWide, by kind)
+for (const [op, n, tuning, what] of [
+  ['fir', 2047, { osSplit: 0 }, '256 threads of 32 elements (the default: two 4096-point halves)'],
+  ['fir', 2047, { osSplit: 0, osWide: 0 }, '512 threads of 16 elements (the default: two 4096-point halves)'],
+  ['fir', 4095, { osSplit: 0 }, '256 threads of 32 elements (the default: two 4096-point halves)'],
+  ['fir', 4095, { osSplit: 0, osWide: 0 }, '512 threads of 16 elements (the default: two 4096-point halves)'],
+  ['fir-os', 4095, { osWide: 2 }, '256 threads of 32 elements (the default: 512 of 16)'],
+  ['corr', 4096, { osWide: 4 }, '256 threads of 32 elements (the default: 512 of 16)'],
+  [
+    'corr-complex',
+    4096,
+    { osSplit: 0, osWide: 4 },
+    '256 threads of 32 elements (the default: two 4096-point halves)',
+  ],
 ]) {
-  await ctx.setTuning({ osWide });
+  await ctx.setTuning(tuning);
   const v = await measure('variant-os', op, n, firSamples, false, 10, false);
-  v.impl = `cuda-osWide${osWide}`;
+  v.impl = `cuda-${Object.entries(tuning)
+    .map(([k, x]) => k + x)
+    .join('-')}`;
   await ctx.setTuning({});
   const d = await measure('variant-os', op, n, firSamples, false, 10, false);
   d.impl = 'cuda-default';

@@ -306,7 +306,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, osTwiddles, osThreads, factors, osMaxH, osMinH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
+  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, osSplit, osTwiddles, osThreads, factors, osMaxH, osMinH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
@@ -336,6 +336,7 @@ class Context : public Napi::ObjectWrap<Context> {
     if (o.Has("directVariant")) tune.directVariant = (int)num(o.Get("directVariant"));
     if (o.Has("fewTwiddles")) tune.fewTwiddles = flag(o.Get("fewTwiddles"));
     if (o.Has("osWide")) tune.osWide = (int)num(o.Get("osWide"));
+    if (o.Has("osSplit")) tune.osSplit = (int)num(o.Get("osSplit"));
     if (o.Has("osTwiddles")) tune.osTwiddles = (int)num(o.Get("osTwiddles"));
     if (o.Has("osThreads")) tune.osThreads = (int)num(o.Get("osThreads"));
     if (o.Has("factors")) {

@@ -390,16 +390,20 @@ describe('CUDA FIR', () => {
     }
   }, 300_000);
 
-  it('[needs-gpu] 8192-point segments: the wide (32 elements a thread) and narrow (16) kernels both equal lfilter and the correlation in float64', async (ctx) => {
+  it('[needs-gpu] 8192-point segments: the wide (32 elements a thread), narrow (16) and split (two 4096-point halves, complex) kernels all equal lfilter and the correlation in float64', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     // 2047 taps complex and 4095 real run 8192-point complex FFTs a segment (os_kernel.cuh; osMinH holds the real
     // one there, whose measured choice is 4096), as do templates of 4096; osWide picks the kernel per kind (1 complex
-    // FIR, 2 real FIR, 4 correlation)
+    // FIR, 2 real FIR, 4 correlation), osSplit the complex kernel of two halves (1 FIR, 4 correlation) before it
     const frames = 12_000;
     const outs = new Map<string, Float32Array>();
     try {
-      for (const osWide of [0, 7]) {
-        await gpu.backend.ctx.setTuning({ osWide, osMinH: 8192 });
+      for (const [kind, tuning] of [
+        ['narrow', { osWide: 0, osSplit: 0 }],
+        ['wide', { osWide: 7, osSplit: 0 }],
+        ['split', { osWide: 0, osSplit: 5 }],
+      ] as const) {
+        await gpu.backend.ctx.setTuning({ ...tuning, osMinH: 8192 });
         for (const { m, complex } of [
           { m: 2047, complex: true },
           { m: 4095, complex: false },
@@ -414,8 +418,8 @@ describe('CUDA FIR', () => {
           const y = new Float32Array(a.length + b.length);
           y.set(a);
           y.set(b, a.length);
-          expect(relL2(y, lfilter(taps, x, lanes)), `FIR ${m} taps, osWide ${osWide}`).toBeLessThan(1e-6);
-          outs.set(`fir ${m} ${osWide}`, y);
+          expect(relL2(y, lfilter(taps, x, lanes)), `FIR ${m} taps, ${kind}`).toBeLessThan(1e-6);
+          outs.set(`fir ${m} ${kind}`, y);
         }
         for (const complex of [true, false]) {
           const m = 4096,
@@ -431,16 +435,21 @@ describe('CUDA FIR', () => {
           expect(scores.length).toBe(ref.length);
           let worst = 0;
           for (let l = 0; l < ref.length; l++) worst = Math.max(worst, Math.abs(scores[l] - ref[l]));
-          expect(worst, `correlation ${complex ? 'complex' : 'real'}, osWide ${osWide}`).toBeLessThan(2e-4);
-          outs.set(`corr ${complex} ${osWide}`, scores);
+          expect(worst, `correlation ${complex ? 'complex' : 'real'}, ${kind}`).toBeLessThan(2e-4);
+          outs.set(`corr ${complex} ${kind}`, scores);
         }
       }
     } finally {
       await gpu.backend.ctx.setTuning({});
     }
-    // the two kernels round differently (radix 32·16·16 against 2·16·16·16): the knob did switch kernels
+    // the kernels round differently (radix 32·16·16, 2·16·16·16, 16·16·16 twice and a folded radix 2): the knobs did
+    // switch kernels; the split one is complex only, so the real streams keep the narrow kernel
     for (const k of ['fir 2047', 'fir 4095', 'corr true', 'corr false'])
-      expect(firstDifference(outs.get(`${k} 0`)!, outs.get(`${k} 7`)!), k).toBeGreaterThanOrEqual(0);
+      expect(firstDifference(outs.get(`${k} narrow`)!, outs.get(`${k} wide`)!), k).toBeGreaterThanOrEqual(0);
+    for (const k of ['fir 2047', 'corr true'])
+      expect(firstDifference(outs.get(`${k} narrow`)!, outs.get(`${k} split`)!), k).toBeGreaterThanOrEqual(0);
+    for (const k of ['fir 4095', 'corr false'])
+      expect(outs.get(`${k} split`), k).toEqual(outs.get(`${k} narrow`));
   }, 600_000);
 
   it('[needs-gpu] streams a block of several 8 MB pieces through the copy pipeline, equal to small blocks', async (ctx) => {

@@ -100,6 +100,8 @@ export interface NativeContext {
     fewTwiddles?: boolean;
     /** Fused overlap-save 8192-point segments on 256 threads of 32 elements, by kind: 1 complex FIR, 2 real FIR, 4 correlation. */
     osWide?: number;
+    /** Complex 8192-point segments as two 4096-point halves and a shuffle radix-2 step, by kind: 1 FIR, 4 correlation (before osWide). */
+    osSplit?: number;
     /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best, 1 table rows, 2 sincospif and products, 3 two table entries a pass and products (sm_90). */
     osTwiddles?: number;
     /** Threads per block of the fused overlap-save FIR kernels below 8192 points (0: one segment a block, ≥ 64). */
