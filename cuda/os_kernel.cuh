@@ -29,6 +29,11 @@ struct OsParams {
   int laneStep;    // lanes between groups
   int M;           // taps or template length
   int S;           // outputs per segment
+  // complex H = 8192 as two 4096-point halves (osSplit); spec then holds osSplitSpectrum's pairs. Here, in the
+  // padding before the 8-byte fields, the struct keeps its size: appended at the end it grew the kernels' parameters
+  // by 8 bytes and ptxas gave the narrow kernels other register counts (the complex 4096-point one 64 instead of 75,
+  // and 1023 taps ran 0.455 → 0.475 ms; H200, seventh session, device call 6)
+  int split;
   long long segments;
   long long outCount;  // FIR: frames; correlation: lags
   const float2* spec;
@@ -36,7 +41,6 @@ struct OsParams {
   float tnorm;
   const float2* tab;  // register FFT twiddle rows for H
   const float2* wL;   // W_{2H}^k (real streams)
-  int split;          // complex H = 8192 as two 4096-point halves (osSplit); spec then holds osSplitSpectrum's pairs
 };
 
 __device__ __forceinline__ float corrScore(float num, float tnorm, double energy) {
