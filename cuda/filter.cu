@@ -31,8 +31,8 @@ long long& osMinH() {
  *  segments for 63 taps (0.441 ms) where 256 took 0.326, and 2048-point real segments for 127 taps where 512 took
  *  0.303 against 0.326. */
 static double osWeight(long long H, bool real) {
-  // complex 8192: the split kernel's (osSplit, seventh session, device calls 2 and 4: 0.333–0.341 from 2047 and
-  // 4095 taps; the wide kernel's was 0.352)
+  // complex 8192: the split kernel's (osSplit, seventh session, device calls 2 and 7: 0.329–0.341 from 2047 and
+  // 4095 taps; the wide kernel measured the same in call 7)
   static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.337};
   static const double re[] = {0.107, 0.064, 0.108, 0.111, 0.132, 0.174, 0.287};
   int i = 0;
