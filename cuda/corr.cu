@@ -126,17 +126,7 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
     }
     hostFft(re, im);
     split_ = fused_ && osSplitUsed(H_, real, true);
-    if (split_) {
-      const std::vector<float4> h = osSplitSpectrum(re, im, -1.0);  // conj(T)
-      spec_.alloc(h.size() * sizeof(float4));
-      uploadNow(spec_.get(), h.data(), h.size() * sizeof(float4));
-    } else {
-      const long long keep = (fused_ && real) ? H_ + 1 : L_;
-      std::vector<float2> h(keep);
-      for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)-im[k]);  // conj(T)
-      spec_.alloc(keep * sizeof(float2));
-      uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
-    }
+    osUploadSpectrum(spec_, re, im, -1.0, split_, (fused_ && real) ? H_ + 1 : L_);  // conj(T)
   }
   reset();
 }

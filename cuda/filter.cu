@@ -153,17 +153,7 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
     for (int i = 0; i < M_; i++) re[i] = cfg.taps[i];
     hostFft(re, im);
     split_ = fused_ && osSplitUsed(H_, real, false);
-    if (split_) {
-      const std::vector<float4> h = osSplitSpectrum(re, im, 1.0);
-      spec_.alloc(h.size() * sizeof(float4));
-      uploadNow(spec_.get(), h.data(), h.size() * sizeof(float4));
-    } else {
-      const long long keep = (fused_ && real) ? H_ + 1 : L_;
-      std::vector<float2> h(keep);
-      for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)im[k]);
-      spec_.alloc(keep * sizeof(float2));
-      uploadNow(spec_.get(), h.data(), keep * sizeof(float2));
-    }
+    osUploadSpectrum(spec_, re, im, 1.0, split_, (fused_ && real) ? H_ + 1 : L_);
   }
   reset();
 }

@@ -282,13 +282,12 @@ template <bool REAL, bool CORR>
 __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
   osBody<8192, REAL, CORR, true>(p);
 }
-#ifndef PH_SPLIT_MINB
-#define PH_SPLIT_MINB 2
-#endif
 /** The complex 8192-point segments as two 4096-point halves and a radix-2 step by shuffles (osBody SPLIT): 512 threads of
- *  16 elements and two exchanges a transform, where the narrow kernel makes three and the wide one needs 128 registers. */
+ *  16 elements and two exchanges a transform, where the narrow kernel makes three and the wide one needs 128 registers.
+ *  The FIR asks for two blocks an SM (ptxas: 64 registers, no spills; without a minimum it takes 82, one block; that
+ *  form was not measured), the correlation for one (its prefix energies fill the shared memory: 125 registers). */
 template <bool CORR>
-__global__ void __launch_bounds__(512, CORR ? 1 : PH_SPLIT_MINB) kOverlapSaveSplit(OsParams p) {
+__global__ void __launch_bounds__(512, CORR ? 1 : 2) kOverlapSaveSplit(OsParams p) {
   osBody<8192, false, CORR, false, kTwFew, true>(p);
 }
 template <int H, bool REAL, bool CORR, int TW>
@@ -369,6 +368,21 @@ static inline std::vector<float4> osSplitSpectrum(const std::vector<double>& re,
     out[HH + k] = make_float4((float)ar, (float)ai, (float)(dr * c + di * sn), (float)(di * c - dr * sn));
   }
   return out;
+}
+/** Uploads a filter's spectrum S = re + i·sign·im (sign −1: the conjugate template of correlation) for its kernels:
+ *  osSplitSpectrum's coefficients (split), or the first `keep` bins (H + 1 for the fused real kernels, else all). */
+static inline void osUploadSpectrum(DevBuf& spec, const std::vector<double>& re, const std::vector<double>& im,
+                                    double sign, bool split, long long keep) {
+  if (split) {
+    const std::vector<float4> h = osSplitSpectrum(re, im, sign);
+    spec.alloc(h.size() * sizeof(float4));
+    uploadNow(spec.get(), h.data(), h.size() * sizeof(float4));
+    return;
+  }
+  std::vector<float2> h(keep);
+  for (long long k = 0; k < keep; k++) h[k] = make_float2((float)re[k], (float)(sign * im[k]));
+  spec.alloc(keep * sizeof(float2));
+  uploadNow(spec.get(), h.data(), keep * sizeof(float2));
 }
 static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return osFits(gpu.smemOptin(), H, corr, real); }
 
