@@ -73,6 +73,105 @@ enum { kTwTable = 0, kTwFew = 1, kTwRows = 2 };
 /** Shared float2 a segment's FFT exchanges take: one padded H-point buffer, or (SPLIT) two padded H/2-point ones. */
 __host__ __device__ constexpr int osSegLen(int H, bool split) { return split ? 2 * paddedLen(H / 2) : paddedLen(H); }
 
+/** Thread j's complex samples m = j + e·T of the segment from frame f0, put(e, z): the split correlation's second read
+ *  of its segment (osBody). `plain`: one complex channel from lane 0 (value pairs in one load each), else frame·V + lane
+ *  value by value. The first read is osBody's own code, which this repeats: loading through a function or a lambda
+ *  there gave the FIR kernels other register counts from ptxas (the complex 4096-point one 64 with 20 bytes of spills
+ *  instead of 75; eighth session). */
+template <int H, int R, int T, class Put>
+__device__ __forceinline__ void osLoadComplex(const OsParams& p, bool plain, long long f0, int j, int lane, Put&& put) {
+  if (plain) {
+    withPairs<false>(p.src, 2 * f0, 2 * f0 + 2 * H, [&](auto get2, float) {
+#pragma unroll
+      for (int e = 0; e < R; e++) put(e, get2(j + e * T));
+    });
+  } else withSource(p.src, f0 * p.V, (f0 + H) * p.V, [&](auto get) {
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const long long i = (f0 + j + e * T) * p.V + lane;
+      put(e, make_float2(get(i), get(i + 1)));
+    }
+  });
+}
+
+/** The split correlation's window energies (osBody): the squares W (float) and their sums by chunks of four Cd (double),
+ *  padded so that thread t's PER consecutive chunks (osChunkPrefix) sit one 16-byte (W) or 8-byte (Cd) step after
+ *  thread t − 1's, free of bank conflicts (unpadded, 64 bytes apart, they conflicted 16-way). */
+template <int PER>
+struct OsEnergy {
+  float* W;    // L + 4·T floats
+  double* Cd;  // L/4 + T + 1 doubles
+  __device__ __forceinline__ static int w(int r) { return r + ((r / (4 * PER)) << 2); }
+  __device__ __forceinline__ static int c(int k) { return k + k / PER; }
+};
+/** Shared memory of OsEnergy for L samples and T threads. */
+__host__ __device__ constexpr size_t osEnergyBytes(int L, int T) { return (size_t)6 * L + 24 * T + 8; }
+
+/** Cd[c] = Σ_{r < 4c} W[r] in double for c = 0…L/4: each of the block's T threads (whole warps) takes PER = L/(4T)
+ *  consecutive chunks of four squares; synchronizes the block. */
+template <int L, int T, int PER = L / (4 * T)>
+__device__ __forceinline__ void osChunkPrefix(const OsEnergy<PER>& en, double* warpTot) {
+  constexpr int NC = L / 4;
+  static_assert(PER >= 1 && NC % T == 0 && T % 32 == 0 && T <= 1024, "chunks of four, whole warps");
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const float4* const W4 = reinterpret_cast<const float4*>(en.W) + t * (PER + 1);
+  const auto chunk = [&](int q) {
+    const float4 a = W4[q];
+    return ((double)a.x + (double)a.y) + ((double)a.z + (double)a.w);
+  };
+  double sum = 0.0;
+#pragma unroll
+  for (int q = 0; q < PER; q++) sum += chunk(q);
+  double incl = sum;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const double u = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d) incl += u;
+  }
+  if (lane == 31) warpTot[w] = incl;
+  __syncthreads();
+  if (w == 0) {
+    double x = lane < T / 32 ? warpTot[lane] : 0.0;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const double u = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d) x += u;
+    }
+    if (lane < T / 32) warpTot[lane] = x;
+  }
+  __syncthreads();
+  double off = incl - sum + (w > 0 ? warpTot[w - 1] : 0.0);
+  double* const cd = en.Cd + t * (PER + 1);
+#pragma unroll
+  for (int q = 0; q < PER; q++) {
+    cd[q] = off;
+    off += chunk(q);
+  }
+  if (t == T - 1) en.Cd[OsEnergy<PER>::c(NC)] = off;
+  __syncthreads();
+}
+
+/** The energy of the window [i, i + M) from osChunkPrefix: the whole chunks' sum in double and the ≤ 3 squares on each
+ *  side; every term is non-negative, so the only cancellation is the double one (as with a prefix sum in double). */
+template <int PER>
+__device__ __forceinline__ double osWindow(const OsEnergy<PER>& en, int i, int M) {
+  using E = OsEnergy<PER>;
+  const int c1 = (i + 3) >> 2, c2 = (i + M) >> 2;
+  float a = 0.f;
+  if (c2 < c1) {  // inside one chunk (M ≤ 3)
+#pragma unroll
+    for (int r = 0; r < 3; r++)
+      if (r < M) a += en.W[E::w(i + r)];
+    return a;
+  }
+#pragma unroll
+  for (int r = 0; r < 3; r++) {
+    if (i + r < 4 * c1) a += en.W[E::w(i + r)];
+    if (4 * c2 + r < i + M) a += en.W[E::w(4 * c2 + r)];
+  }
+  return (en.Cd[E::c(c2)] - en.Cd[E::c(c1)]) + (double)a;
+}
+
 template <int H, bool REAL, bool CORR, bool WIDE, int TW = WIDE ? kTwFew : kTwTable, bool SPLIT = false>
 __device__ __forceinline__ void osBody(const OsParams& p) {
   static_assert(!WIDE || H == 8192, "the wide kernel is the 8192-point one");
@@ -123,7 +222,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     }
   });
   double* P = nullptr;
-  if constexpr (CORR) {
+  if constexpr (CORR && !SPLIT) {
     // prefix sums of |x|²: P[i] = Σ_{q<i} |x_q|², i ≤ L (C = 1 for correlation)
     P = reinterpret_cast<double*>(smem + PL);
 #pragma unroll
@@ -187,6 +286,32 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * inv, -v[e].y * inv);
   }
   if (!active) return;
+  if constexpr (CORR && SPLIT) {
+    // the window energies after the transforms, in the exchange buffer, which then holds them (the prefix sums in double
+    // beside it took 135 KiB, one block an SM): the segment read again (still in L2), the squares and their sums by
+    // chunks of four (osChunkPrefix), two blocks an SM. H200 (2^26 samples, template 4096, eighth session, device call
+    // 2): 1.453 → 1.307 ms. The same for the other kernels measured slower (they were not held to one block: real
+    // 0.81 → 1.19 ms with the template 4096, complex template 300 0.68 → 0.81), as did energies computed before the
+    // transforms and kept through them (call 3: 1.48 ms, less L1 beside 100 KiB of shared memory a block)
+    using En = OsEnergy<L / (4 * T)>;
+    float num[R];
+#pragma unroll
+    for (int e = 0; e < R; e++) num[e] = sqrtf(norm2(v[e]));
+    __syncthreads();  // every read of the inverse's last exchange is done
+    En en;
+    en.W = reinterpret_cast<float*>(smem);
+    en.Cd = reinterpret_cast<double*>(en.W + L + 4 * T);
+    osLoadComplex<H, R, T>(p, plain, f0, j, lane, [&](int e, float2 z) { en.W[En::w(j + e * T)] = z.x * z.x + z.y * z.y; });
+    __syncthreads();
+    osChunkPrefix<L, T>(en, warpTot);
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int i = j + e * T;
+      const long long o = f0 + i;
+      if (i < p.S && o < p.outCount) p.out[o] = corrScore(num[e], p.tnorm, osWindow(en, i, p.M));
+    }
+    return;
+  }
   if constexpr (!CORR) {
     if (plain) {
       // output i of the segment (a value index: 2m + h real, m complex) is frame f0 + i − (M − 1), kept for
@@ -284,10 +409,11 @@ __global__ void __launch_bounds__(256, 2) kOverlapSaveWide(OsParams p) {
 }
 /** The complex 8192-point segments as two 4096-point halves and a radix-2 step by shuffles (osBody SPLIT): 512 threads of
  *  16 elements and two exchanges a transform, where the narrow kernel makes three and the wide one needs 128 registers.
- *  The FIR asks for two blocks an SM (ptxas: 64 registers, no spills; without a minimum it takes 82, one block; that
- *  form was not measured), the correlation for one (its prefix energies fill the shared memory: 125 registers). */
+ *  Two blocks an SM (ptxas: 64 registers; the FIR without spills, the correlation with 4 bytes; without a minimum the FIR
+ *  takes 82, one block, a form not measured). The correlation had one (125 registers) while its prefix energies in
+ *  double took 135 KiB; its energies now reuse the exchange buffer (osBody). */
 template <bool CORR>
-__global__ void __launch_bounds__(512, CORR ? 1 : 2) kOverlapSaveSplit(OsParams p) {
+__global__ void __launch_bounds__(512, 2) kOverlapSaveSplit(OsParams p) {
   osBody<8192, false, CORR, false, kTwFew, true>(p);
 }
 template <int H, bool REAL, bool CORR, int TW>
@@ -301,7 +427,7 @@ static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
   const int C = CORR ? 1 : osSegmentsPerBlock(H, T);
   const bool split = H == 8192 && !REAL && !WIDE && p.split;
   size_t smem = (size_t)C * osSegLen(H, split) * sizeof(float2);
-  if (CORR) smem += (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
+  if (CORR) smem = split ? std::max(smem, osEnergyBytes(L, T)) : smem + (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
   const dim3 grid((unsigned)ceilDiv(p.segments, C), groups), block(C * T);
   if (split) {
     if constexpr (H == 8192 && !REAL && !WIDE) {
@@ -341,17 +467,19 @@ static void launchOs(Gpu& gpu, long long H, OsParams& p, int groups, cudaStream_
   throw ArgumentError("overlap-save size not compiled");
 }
 
+/** Whether complex H-point segments run the split kernel (FftTuning::osSplit: 1 FIR, 4 correlation). */
+static inline bool osSplitUsed(long long H, bool real, bool corr) {
+  return H == 8192 && !real && (fftTuning().osSplit & (corr ? 4 : 1));
+}
 static inline bool osFits(size_t smemOptin, long long H, bool corr, bool real) {
   const long long L = real ? 2 * H : H;
   // the split kernel's two halves (osSplitUsed) take 8 bytes more than one padded buffer
   size_t smem = (size_t)osSegLen((int)H, H == 8192 && !real) * 8 *
                 (corr ? 1 : osSegmentsPerBlock((int)H, (int)H / regRadix((int)H)));
-  if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
+  // correlation: the split kernel's energies take its exchange buffer (osSplitUsed), the others' prefix sums more
+  if (corr && osSplitUsed(H, real, true)) smem = std::max(smem, osEnergyBytes((int)L, (int)H / regRadix((int)H)));
+  else if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
   return smem + 2048 <= smemOptin;
-}
-/** Whether complex H-point segments run the split kernel (FftTuning::osSplit: 1 FIR, 4 correlation). */
-static inline bool osSplitUsed(long long H, bool real, bool corr) {
-  return H == 8192 && !real && (fftTuning().osSplit & (corr ? 4 : 1));
 }
 /** The split kernel's coefficients (osBody SPLIT) from the H-point spectrum S = re + i·sign·im: for half h and k < H/2,
  *  (A, B) (h = 0) or (A, C) (h = 1) with A = (S_k + S_{k+H/2})/H, B = (S_k − S_{k+H/2})·W_H^k/H, C = its W_H^−k twin;

@@ -527,6 +527,7 @@ describe('CUDA correlator', () => {
     { m: 300, complex: false },
     { m: 300, complex: true },
     { m: 4096, complex: false },
+    { m: 4096, complex: true }, // 8192-point segments: the split kernel, its energies after the transforms
   ];
   it('[needs-gpu] scores match float64, peaks find the planted template, results do not depend on block sizes', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
