@@ -87,7 +87,8 @@ struct FftTuning {
   int osWide = 1;
   /** Complex 8192-point segments as two 4096-point halves and a radix-2 step by warp shuffles, folded into the
    *  spectrum (os_kernel.cuh osBody SPLIT), by kind: 1 FIR, 4 correlation; before osWide. Measured on an H200 (2^26
-   *  samples, seventh session, device calls 2 and 7): complex correlation 1.460 ms against 1.576 narrow and 1.966 wide;
+   *  samples, seventh session, device calls 2 and 7): complex correlation 1.460 ms against 1.576 narrow and 1.966 wide
+   *  (since the eighth session 1.283, its energies in the exchange buffer: two blocks an SM; 1.952 wide, call 4);
    *  complex FIR 2047 taps 0.601–0.608 against 0.611 wide, 4095 taps 0.848–0.852 against 0.847 wide. */
   int osSplit = 5;
   /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best (os_kernel.cuh osTw), 1 table rows, 2 two
