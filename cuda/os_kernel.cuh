@@ -416,6 +416,14 @@ template <bool CORR>
 __global__ void __launch_bounds__(512, 2) kOverlapSaveSplit(OsParams p) {
   osBody<8192, false, CORR, false, kTwFew, true>(p);
 }
+/** Dynamic shared memory of a fused kernel's block (C segments of T threads): the exchange buffers; for correlation
+ *  (C = 1) the split kernel's energies reuse its buffer (OsEnergy), the other kernels' prefix sums in double sit beside. */
+static inline size_t osSmemBytes(int H, bool real, bool corr, bool split, int C, int T) {
+  const int L = real ? 2 * H : H;
+  const size_t ex = (size_t)C * osSegLen(H, split) * sizeof(float2);
+  if (!corr) return ex;
+  return split ? std::max(ex, osEnergyBytes(L, T)) : ex + (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
+}
 template <int H, bool REAL, bool CORR, int TW>
 static void launchOsTw(Gpu& gpu, OsParams& p, dim3 grid, dim3 block, size_t smem, cudaStream_t s) {
   gpu.allowSmem(kOverlapSave<H, REAL, CORR, TW>, smem);
@@ -423,11 +431,10 @@ static void launchOsTw(Gpu& gpu, OsParams& p, dim3 grid, dim3 block, size_t smem
 }
 template <int H, bool REAL, bool CORR, bool WIDE = false>
 static void launchOsT(Gpu& gpu, OsParams& p, int groups, cudaStream_t s) {
-  constexpr int T = H / osRadix(H, WIDE), L = REAL ? 2 * H : H;
+  constexpr int T = H / osRadix(H, WIDE);
   const int C = CORR ? 1 : osSegmentsPerBlock(H, T);
   const bool split = H == 8192 && !REAL && !WIDE && p.split;
-  size_t smem = (size_t)C * osSegLen(H, split) * sizeof(float2);
-  if (CORR) smem = split ? std::max(smem, osEnergyBytes(L, T)) : smem + (size_t)paddedDoubles(L + 1) * sizeof(double) + 16;
+  const size_t smem = osSmemBytes(H, REAL, CORR, split, C, T);
   const dim3 grid((unsigned)ceilDiv(p.segments, C), groups), block(C * T);
   if (split) {
     if constexpr (H == 8192 && !REAL && !WIDE) {
@@ -472,14 +479,10 @@ static inline bool osSplitUsed(long long H, bool real, bool corr) {
   return H == 8192 && !real && (fftTuning().osSplit & (corr ? 4 : 1));
 }
 static inline bool osFits(size_t smemOptin, long long H, bool corr, bool real) {
-  const long long L = real ? 2 * H : H;
-  // the split kernel's two halves (osSplitUsed) take 8 bytes more than one padded buffer
-  size_t smem = (size_t)osSegLen((int)H, H == 8192 && !real) * 8 *
-                (corr ? 1 : osSegmentsPerBlock((int)H, (int)H / regRadix((int)H)));
-  // correlation: the split kernel's energies take its exchange buffer (osSplitUsed), the others' prefix sums more
-  if (corr && osSplitUsed(H, real, true)) smem = std::max(smem, osEnergyBytes((int)L, (int)H / regRadix((int)H)));
-  else if (corr) smem += (size_t)paddedDoubles((int)L + 1) * 8 + 16;
-  return smem + 2048 <= smemOptin;
+  // the split kernel's two halves take 8 bytes more than one padded buffer: counted for every complex 8192-point FIR
+  const int T = (int)H / regRadix((int)H);
+  const bool split = H == 8192 && !real && (!corr || osSplitUsed(H, real, true));
+  return osSmemBytes((int)H, real, corr, split, corr ? 1 : osSegmentsPerBlock((int)H, T), T) + 2048 <= smemOptin;
 }
 /** The split kernel's coefficients (osBody SPLIT) from the H-point spectrum S = re + i·sign·im: for half h and k < H/2,
  *  (A, B) (h = 0) or (A, C) (h = 1) with A = (S_k + S_{k+H/2})/H, B = (S_k − S_{k+H/2})·W_H^k/H, C = its W_H^−k twin;
