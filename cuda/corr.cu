@@ -126,7 +126,8 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
     }
     hostFft(re, im);
     split_ = fused_ && osSplitUsed(H_, real, true);
-    osUploadSpectrum(spec_, re, im, -1.0, split_, (fused_ && real) ? H_ + 1 : L_);  // conj(T)
+    osUploadSpectrum(spec_, re, im, -1.0, split_, (fused_ && real) ? H_ + 1 : L_,
+                     fused_ ? osSpecScale(H_, real) : 1.0);  // conj(T)
   }
   reset();
 }
