@@ -122,21 +122,11 @@ __device__ __forceinline__ void osChunkPrefix(const OsEnergy<PER>& en, double* w
   double sum = 0.0;
 #pragma unroll
   for (int q = 0; q < PER; q++) sum += chunk(q);
-  double incl = sum;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const double u = __shfl_up_sync(0xffffffffu, incl, d);
-    if (lane >= d) incl += u;
-  }
+  const double incl = warpScanDouble(sum);
   if (lane == 31) warpTot[w] = incl;
   __syncthreads();
   if (w == 0) {
-    double x = lane < T / 32 ? warpTot[lane] : 0.0;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const double u = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d) x += u;
-    }
+    const double x = warpScanDouble(lane < T / 32 ? warpTot[lane] : 0.0);
     if (lane < T / 32) warpTot[lane] = x;
   }
   __syncthreads();

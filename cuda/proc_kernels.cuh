@@ -89,6 +89,17 @@ __device__ __forceinline__ void withPairs(const Source& s, long long lo, long lo
 __host__ __device__ __forceinline__ int padDbl(int i) { return i + (i >> 5); }
 __host__ __device__ constexpr int paddedDoubles(int n) { return n + (n >> 5) + 1; }
 
+/** The inclusive sum of x over the lanes up to this one of a full warp (every lane calls it). */
+__device__ __forceinline__ double warpScanDouble(double x) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const double v = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x += v;
+  }
+  return x;
+}
+
 /** Inclusive scan in double of logical elements [o, o + n) of the padded array q, by the `count`
  *  consecutive threads starting at `first` (whole warps). Every thread of the block must call it (it
  *  synchronizes the block). */
@@ -99,13 +110,8 @@ __device__ __forceinline__ void blockScanDouble(double* q, int o, int n, int fir
   double sum = 0;
   if (mine)
     for (int i = 0; i < ch; i++) sum += q[padDbl(o + t * ch + i)];
-  double incl = sum;
+  const double incl = warpScanDouble(sum);
   const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const double v = __shfl_up_sync(0xffffffffu, incl, d);
-    if (lane >= d) incl += v;
-  }
   const int w = threadIdx.x >> 5;
   if (lane == 31) warpTot[w] = incl;
   __syncthreads();
