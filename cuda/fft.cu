@@ -309,12 +309,15 @@ static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStre
 // the register cap, then the radices exactly as mixRegPlan chooses them (test/cuda/fft.test.ts checks that
 // planInfo names each as compile-time). Each is one more kernel in the fatbin. Caps measured on an H200 (v16,
 // against 64, 80, 96 and the run-time kernel's mixRegs(E)): E = 20 best at 80 (2000 0.567 ms against 0.587 at
-// 128, 4000 0.584 against 0.677); E = 30 at 160 for 300, 1500, 3000 (3000 0.590 against 0.613 at 96) but at 96
-// for 600, 1200, 2400 (2400 0.646 against 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 2.5 %).
+// 128, 4000 0.584 against 0.677); E = 30 at 160 for 300 and 1500 but at 96 for 600, 1200, 2400 (2400 0.646 against
+// 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 2.5 %). Since the pass twiddles are products
+// (fixPasses, ninth session) 3000 needs 104 registers unbounded and runs best at 96 (0.552 ms against 0.573 at 160,
+// call 6; 1500 0.609 against 0.588, 300 the same). Lower caps or more columns a block (more blocks an SM) measured
+// slower for 1000 (call 2: 48 registers 0.562 ms, 40 0.575, 400 threads at 48 0.574, 800 at 40 0.769, against 0.551).
 #define PH_MIX_FIXED(X)                                                                               \
   X(300, 30, 160, 30, 10) X(500, 10, 72, 10, 10, 5) X(600, 30, 96, 30, 10, 2) X(1000, 10, 72, 10, 10, 10) \
   X(1200, 30, 96, 30, 10, 2, 2) X(1500, 30, 160, 30, 10, 5) X(2000, 20, 80, 20, 20, 5)                  \
-  X(2400, 30, 96, 30, 10, 2, 2, 2) X(3000, 30, 160, 30, 10, 10) X(4000, 20, 80, 20, 20, 10)
+  X(2400, 30, 96, 30, 10, 2, 2, 2) X(3000, 30, 96, 30, 10, 10) X(4000, 20, 80, 20, 20, 10)
 
 /** Whether the run-time plan (E elements a thread, mp) is the compile-time plan <L, E, Rs...>. */
 template <int L, int E, int... Rs>

@@ -683,6 +683,23 @@ __global__ void __maxnreg__(mixRegs(E)) fftColsMix(ColParams p, MixPlan mp) {
 // global addresses are immediate offsets and the index splits multiplications — the run-time plan's kernel is
 // issue-bound (ncu, v15), its integer pipe the busiest. fft.cu keeps a list of the sizes compiled this way.
 
+/** The largest power of two ≤ m (m ≥ 1). */
+__host__ __device__ constexpr int hiPow2(int m) { return m < 2 ? 1 : 2 * hiPow2(m / 2); }
+
+/** w[m] = W^{k·m} for m = M…r − 1 from a pass's twiddle row (row[(m − 1)·Ns] = W^{k·m}): loaded where m is a power of
+ *  two, else the product w[h]·w[m − h] (h = hiPow2(m); at most three deep for r ≤ 30). The index is a template argument
+ *  so that w stays in registers: with m a loop counter (unrolled), ptxas kept w in local memory (1000 points 0.55 →
+ *  2.04 ms, 88 bytes of spills at 72 registers; ninth session, device call 1). */
+template <int r, int Ns, int M>
+__device__ __forceinline__ void fixTwPow(float2 (&w)[r], const float2* row) {
+  if constexpr (M < r) {
+    constexpr int h = hiPow2(M);
+    if constexpr (M == h) w[M] = row[(M - 1) * Ns];
+    else w[M] = cmul(w[h], w[M - h]);
+    fixTwPow<r, Ns, M + 1>(w, row);
+  }
+}
+
 /** Pass radix r of a compile-time plan (Ns: product of the radices before it; Tw: its twiddle rows' offset in
  *  Gpu::mixedTable(byM), as MixPlan::tw), then the passes after it. */
 template <int L, int E, bool PAD, int Ns, int Tw, int r, int... rest>
@@ -699,8 +716,21 @@ __device__ __forceinline__ void fixPasses(float2 (&v)[E], float2* sm, int j, con
     for (int m = 0; m < r; m++) u[m] = v[q + m * Q];
     if constexpr (Ns > 1) {
       const float2* row = tab + Tw + k;  // plain loads, as in mixPass
+      // the powers of two of W^k loaded, the others multiplied (fixTwPow): a radix-10 pass loads 4 twiddles instead of
+      // 9, a radix-20 pass 5 instead of 19 (ncu of 1000 points, ninth session, call 4: 47 M of the kernel's 81 M L1
+      // sectors were twiddles, 46 % L1 hits). H200, 2^27 samples, against the loads (calls 5–6, medians of three):
+      // 2000 0.568 → 0.548–0.556 ms, 4000 0.588 → 0.560–0.573, 3000 0.592 → 0.573, 1500 0.593 → 0.578–0.588; 1000,
+      // 300, 600, 1200, 2400 within 1 %; fewer registers (1000 56 → 46, 3000 128 → 104). The 64-point plan (8·8) keeps
+      // the loads: about 1 % slower with the products
+      if constexpr (L > 64) {
+        float2 w[r];
+        fixTwPow<r, Ns, 1>(w, row);
 #pragma unroll
-      for (int m = 1; m < r; m++) u[m] = cmul(u[m], row[(m - 1) * Ns]);
+        for (int m = 1; m < r; m++) u[m] = cmul(u[m], w[m]);
+      } else {
+#pragma unroll
+        for (int m = 1; m < r; m++) u[m] = cmul(u[m], row[(m - 1) * Ns]);
+      }
     }
     dft<r>(u);
     if constexpr (last) {

@@ -76,8 +76,9 @@ describe('CUDA fft', () => {
             `n=${n} ${inverse ? 'inverse' : 'forward'}`,
           ).toBeLessThanOrEqual(tol(n));
         }
-        // the same radices in a different order of instructions: equal to a few ulps (64 changes its radices)
-        if (n !== 64) expect(relL2(fixed, Float64Array.from(runtime)), `n=${n}`).toBeLessThanOrEqual(1e-7);
+        // the same radices, the pass twiddles loaded (run-time plan) or partly multiplied (compile-time plan): both
+        // within float32 rounding of each other, about the error each has against float64 (64 changes its radices)
+        if (n !== 64) expect(relL2(fixed, Float64Array.from(runtime)), `n=${n}`).toBeLessThanOrEqual(2e-7);
       }
     } finally {
       await backend.ctx.setTuning({});
