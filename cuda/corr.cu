@@ -126,8 +126,7 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
     }
     hostFft(re, im);
     split_ = fused_ && osSplitUsed(H_, real, true);
-    osUploadSpectrum(spec_, re, im, -1.0, split_, (fused_ && real) ? H_ + 1 : L_,
-                     fused_ ? osSpecScale(H_, real) : 1.0);  // conj(T)
+    osUploadSpectrum(spec_, re, im, -1.0, fused_, real, split_, H_);  // conj(T)
   }
   reset();
 }

@@ -153,8 +153,7 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
     for (int i = 0; i < M_; i++) re[i] = cfg.taps[i];
     hostFft(re, im);
     split_ = fused_ && osSplitUsed(H_, real, false);
-    osUploadSpectrum(spec_, re, im, 1.0, split_, (fused_ && real) ? H_ + 1 : L_,
-                     fused_ ? osSpecScale(H_, real) : 1.0);
+    osUploadSpectrum(spec_, re, im, 1.0, fused_, real, split_, H_);
   }
   reset();
 }

@@ -254,7 +254,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     for (int e = 0; e < R; e++) v[e].y = -v[e].y;
   } else {
     regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
-    // spec holds the bins times osSpecScale: the inverse's 1/H (and the real split's ½) cost no multiply here. H200
+    // spec holds the bins times the inverse's 1/H and the real split's ½ (osUploadSpectrum): no multiply here. H200
     // (2^26 samples, ninth session, device calls 1-2, means of five runs against the scale applied here): real FIR
     // 31 taps 0.216 → 0.211 ms, 255 taps 0.270 → 0.263; complex 255 / 511 taps 0.360 → 0.357 / 0.408 → 0.404; the
     // others within noise
@@ -493,24 +493,25 @@ static inline std::vector<float4> osSplitSpectrum(const std::vector<double>& re,
   }
   return out;
 }
-/** Uploads a filter's spectrum S = re + i·sign·im (sign −1: the conjugate template of correlation) for its kernels:
- *  osSplitSpectrum's coefficients (split), or the first `keep` bins (H + 1 for the fused real kernels, else all) times
- *  `scale`: osSpecScale for the other fused kernels, which then apply no scale of their own. */
+/** Uploads a filter's spectrum S = re + i·sign·im (sign −1: the conjugate template of correlation; re.size() = L, the
+ *  segment) for the kernels that use it: the split kernel's coefficients (osSplitSpectrum, the scale inside), the other
+ *  fused kernels' bins 0…H (real) or all L (complex) times the inverse's 1/H and the real split's ½ (osBody applies no
+ *  scale of its own), or the unfused path's plain bins (it scales after its inverse). */
 static inline void osUploadSpectrum(DevBuf& spec, const std::vector<double>& re, const std::vector<double>& im,
-                                    double sign, bool split, long long keep, double scale) {
+                                    double sign, bool fused, bool real, bool split, long long H) {
   if (split) {
     const std::vector<float4> h = osSplitSpectrum(re, im, sign);
     spec.alloc(h.size() * sizeof(float4));
     uploadNow(spec.get(), h.data(), h.size() * sizeof(float4));
     return;
   }
+  const long long keep = fused && real ? H + 1 : (long long)re.size();
+  const double scale = fused ? (real ? 0.5 : 1.0) / (double)H : 1.0;
   std::vector<float2> h(keep);
   for (long long k = 0; k < keep; k++) h[k] = make_float2((float)(scale * re[k]), (float)(scale * sign * im[k]));
   spec.alloc(keep * sizeof(float2));
   uploadNow(spec.get(), h.data(), keep * sizeof(float2));
 }
-/** The scale folded into the plain bins of a fused kernel's spectrum: the inverse's 1/H, and the real split's ½ (osBody). */
-static inline double osSpecScale(long long H, bool real) { return (real ? 0.5 : 1.0) / (double)H; }
 static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return osFits(gpu.smemOptin(), H, corr, real); }
 
 
