@@ -3,7 +3,8 @@
 // in rounds, to tell a slow reading of run.mjs's e2e column from a real change: the same addon call as
 // run.mjs (2^27 samples per FFT row, 2^26 per processor row, median of 10 after warm-ups), no reference.
 //
-//   node bench/cuda/e2e-rounds.mjs [--ops fir:255,fir:1023,corr:4096,fft:16777216] [--rounds 3]
+//   node bench/cuda/e2e-rounds.mjs [--ops op:n,…] [--rounds 3]
+// (default ops: fir:255,fir:1023,fir:31,corr:4096,fft:4194304,fft:16777216)
 import { parseArgs } from 'node:util';
 import { openDevice } from './device.mjs';
 
