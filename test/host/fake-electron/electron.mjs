@@ -60,6 +60,7 @@ export class BrowserWindow extends Emitter {
   }
   loadURL(url) {
     this.url = url;
+    this.loads = (this.loads ?? 0) + 1;
     return Promise.resolve();
   }
   maximize() {}
