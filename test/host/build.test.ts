@@ -3,31 +3,20 @@
 // process), the preload is one sandbox-safe CommonJS file, and the bundled engine runs in plain Node with
 // the CPU backend's worker pool and the audio worker found beside it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { root } from '../support/cli.js';
+import { mainScript, runWithFakeElectron, useAppBuild, userDataOf } from './app-build.js';
 
-// Inside the project (out/ is ignored by git) so the bundle resolves node_modules as the real one does.
-const out = join(root, 'out', `.test-build-${process.pid}`);
-let build: ReturnType<typeof spawnSync>;
-
-beforeAll(() => {
-  mkdirSync(out, { recursive: true });
-  const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  build = spawnSync(process.execPath, [bin, 'build', '--outDir', out, '--logLevel', 'error'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120000,
-  });
-}, 130000);
-afterAll(() => (process.env.KEEP_BUILD ? undefined : rmSync(out, { recursive: true, force: true })));
+const app = useAppBuild('build');
+const out = app.out;
 
 describe('electron-vite build', () => {
   it('builds the main process, the engine host and its workers, the preload and the renderer', () => {
-    expect(build.stderr).toBe('');
-    expect(build.status).toBe(0);
+    expect(app.result().stderr).toBe('');
+    expect(app.result().status).toBe(0);
     for (const f of [
       'main/index.js',
       'main/engine-host.js',
@@ -113,16 +102,12 @@ describe('electron-vite build', () => {
   });
 
   it('runs the built main process against a stand-in for Electron: window, page, IPC, engine host, permissions, quit', () => {
-    const userData = join(out, 'user-data');
-    mkdirSync(userData, { recursive: true });
-    const script = `
+    const userData = userDataOf(out);
+    const script = mainScript(
+      out,
+      `
       import { existsSync, readFileSync } from 'node:fs';
-      await import('electron');
-      const fake = globalThis.__fakeElectron;
-      fake.userData = ${JSON.stringify(userData)};
-      await import(${JSON.stringify(pathToFileURL(join(out, 'main/index.js')).href)});
       await new Promise((r) => setTimeout(r, 50));
-      const wait = async (check) => { const t = Date.now(); while (!check() && Date.now() - t < 10000) await new Promise((r) => setTimeout(r, 10)); };
       const res = {};
       const win = fake.windows[0];
       res.windows = fake.windows.length;
@@ -181,15 +166,9 @@ describe('electron-vite build', () => {
       res.switches = fake.switches;
       process.stdout.write(JSON.stringify(res));
       process.exit(0);
-    `;
-    const file = join(out, 'main-check.mjs');
-    writeFileSync(file, script);
-    const register = pathToFileURL(join(root, 'test/host/fake-electron/register.mjs')).href;
-    const r = spawnSync(process.execPath, ['--import', register, file], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60000,
-    });
+    `,
+    );
+    const r = runWithFakeElectron(out, 'main-check.mjs', script);
     expect(r.stderr).toBe('');
     const res = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(res.windows).toBe(1);

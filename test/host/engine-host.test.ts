@@ -3,11 +3,7 @@
 // built app against the stand-in for Electron (a worker thread as the utility process, real MessagePorts):
 // a window's port reaches the engine and gets replies and rows; the host is killed, the window is told and
 // stays open; a new host starts, the window gets a new port, and requests and rows work again.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostMessage } from '../../electron/engine-host/messages.js';
 import { isHostMessage } from '../../electron/engine-host/messages.js';
 import {
@@ -17,7 +13,7 @@ import {
   type EngineProcessOptions,
   type UtilityLike,
 } from '../../electron/main/engine-process.js';
-import { root } from '../support/cli.js';
+import { mainScript, runWithFakeElectron, useAppBuild } from './app-build.js';
 
 class FakeChild implements UtilityLike<string> {
   readonly got: Array<{ message: HostMessage; transfer: string[] }> = [];
@@ -171,31 +167,14 @@ describe('the engine host keeper', () => {
 });
 
 // The built app, as build.test.ts builds it.
-const out = join(root, 'out', `.test-engine-host-${process.pid}`);
-let build: ReturnType<typeof spawnSync>;
-
-beforeAll(() => {
-  mkdirSync(out, { recursive: true });
-  const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  build = spawnSync(process.execPath, [bin, 'build', '--outDir', out, '--logLevel', 'error'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120000,
-  });
-}, 130000);
-afterAll(() => (process.env.KEEP_BUILD ? undefined : rmSync(out, { recursive: true, force: true })));
+const app = useAppBuild('engine-host');
 
 describe('the engine host of the built app, against a stand-in for Electron', () => {
   it('serves a window, survives being killed, restarts, and the window reconnects', () => {
-    expect(build.status).toBe(0);
-    const userData = join(out, 'user-data');
-    mkdirSync(userData, { recursive: true });
-    const script = `
-      await import('electron');
-      const fake = globalThis.__fakeElectron;
-      fake.userData = ${JSON.stringify(userData)};
-      await import(${JSON.stringify(pathToFileURL(join(out, 'main/index.js')).href)});
-      const wait = async (check, ms = 10000) => { const t = Date.now(); while (!check() && Date.now() - t < ms) await new Promise((r) => setTimeout(r, 5)); return check(); };
+    expect(app.result().status).toBe(0);
+    const script = mainScript(
+      app.out,
+      `
       const res = {};
       const win = fake.windows[0];
       let closed = 0;
@@ -261,15 +240,9 @@ describe('the engine host of the built app, against a stand-in for Electron', ()
       res.quit = { prevented, quits: fake.quits, hostExit: fake.utilityProcesses[1].exitCode };
       process.stdout.write(JSON.stringify(res));
       process.exit(0);
-    `;
-    const file = join(out, 'engine-host-check.mjs');
-    writeFileSync(file, script);
-    const register = pathToFileURL(join(root, 'test/host/fake-electron/register.mjs')).href;
-    const r = spawnSync(process.execPath, ['--import', register, file], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60000,
-    });
+    `,
+    );
+    const r = runWithFakeElectron(app.out, 'engine-host-check.mjs', script);
     // The main process says why the engine went away, and nothing else.
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^phasor: the engine stopped \(exit code \d+\); restarting…$/),
