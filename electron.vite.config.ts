@@ -1,7 +1,9 @@
-// electron-vite: the main process (plus the engine and its workers as entries of their own), the
-// sandboxed preload (one CommonJS file, no dependencies) and the Vue renderer.
+// electron-vite: the main process, the engine host (the utility process it forks) with the engine and its
+// workers as entries of their own, the sandboxed preload (one CommonJS file, no dependencies) and the Vue
+// renderer.
 //
-// out/main/index.js       Electron main (ESM)
+// out/main/index.js       Electron main (ESM): windows, dialogs, wiring; never loads the engine
+// out/main/engine-host.js the engine host, run by utilityProcess.fork (ESM)
 // out/main/engine.js      the engine's live API (plain Node: importable without Electron)
 // out/main/worker.js      the CPU backend's worker thread
 // out/main/mic-worker.js  the audio worker thread (audify stays external: a native addon)
@@ -22,6 +24,7 @@ export default defineConfig({
       rolldownOptions: {
         input: {
           index: resolve(root, 'electron/main/index.ts'),
+          'engine-host': resolve(root, 'electron/engine-host/index.ts'),
           engine: resolve(root, 'electron/engine/live/index.ts'),
           worker: resolve(root, 'electron/engine/backends/cpu/worker.ts'),
           'mic-worker': resolve(root, 'electron/engine/live/mic-worker.ts'),

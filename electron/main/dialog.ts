@@ -39,7 +39,7 @@ export interface NativeDialogOptions {
   properties?: Array<'openFile' | 'createDirectory' | 'showOverwriteConfirmation'>;
 }
 
-export interface DialogHost extends Pick<IpcHubOptions<unknown>, 'isAppUrl' | 'isAppWebContents'> {
+export interface DialogHost extends Pick<IpcHubOptions, 'isAppUrl' | 'isAppWebContents'> {
   showOpen(
     event: IpcEventLike,
     options: NativeDialogOptions,

@@ -1,7 +1,8 @@
-// The desktop app's main process: one window showing the renderer, the engine running here, and the
-// protocol carried over a MessagePort. Kept thin: the engine (electron/engine/live) is the same one
-// `phasor serve` runs, the IPC rules live in ipc.ts and the window state in window-state.ts, both
-// testable without Electron.
+// The desktop app's main process: windows, dialogs, the page's protocol and the wiring. The engine runs in
+// an Electron utility process (electron/engine-host, kept by engine-process.ts): each window's MessagePort
+// goes straight to it, so no request, sample or row passes through here, and a long job never stalls a
+// window. Kept thin: the IPC rules live in ipc.ts and dialog.ts, the host's life cycle in engine-process.ts
+// and the window state in window-state.ts, all testable without Electron.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,17 +17,18 @@ import {
   screen,
   session,
   shell,
+  utilityProcess,
   type IpcMainInvokeEvent,
   type MessagePortMain,
   type OpenDialogOptions as ElectronOpenOptions,
   type SaveDialogOptions as ElectronSaveOptions,
+  type WebContents,
 } from 'electron';
 import { resolveAppFile } from '../cli/web/files.js';
 import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
-import { createEngineConnection, Engine } from '../engine/live/index.js';
-import { setAudioWorkerUrl, shutdownAudio } from '../engine/sources/mic.js';
 import { CHOOSE_FILE_CHANNEL, FileDialogs } from './dialog.js';
-import { CONNECT_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
+import { EngineProcess } from './engine-process.js';
+import { CONNECT_CHANNEL, ENGINE_STATE_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
 const SCHEME = 'phasor';
@@ -34,22 +36,14 @@ const APP_URL = `${SCHEME}://app/index.html`;
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main
 const rendererDir = path.join(here, '..', 'renderer');
 const preloadFile = path.join(here, '..', 'preload', 'index.cjs');
+// Beside this bundle, with the engine's workers (worker.js, mic-worker.js) it starts.
+const engineHostFile = path.join(here, 'engine-host.js');
 const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
 
 // The page is served from phasor://app (a standard, secure scheme), never file://.
 protocol.registerSchemesAsPrivileged([
   { scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
 ]);
-
-// Workers are separate entries beside this bundle.
-setAudioWorkerUrl(new URL('./mic-worker.js', import.meta.url));
-const engine = new Engine({
-  cpuWorkerUrl: new URL('./worker.js', import.meta.url),
-  // Dawn's buffer readback makes external ArrayBuffers, which Electron's main process refuses.
-  excludeBackends: {
-    webgpu: 'WebGPU does not run in the desktop app’s main process (use phasor serve, or the CLI)',
-  },
-});
 
 function isAppUrl(url: string): boolean {
   try {
@@ -62,17 +56,35 @@ function isAppUrl(url: string): boolean {
   }
 }
 
-const windows = new Set<number>();
+/** The app's windows' webContents, by id. */
+const windows = new Map<number, WebContents>();
 
-const hub = new IpcHub<MessagePortMain>({
-  isAppUrl,
-  isAppWebContents: (id) => windows.has(id),
+/** A window's webContents while it can still be sent to. */
+function liveContents(id: number): WebContents | null {
+  const contents = windows.get(id);
+  return contents && !contents.isDestroyed() ? contents : null;
+}
+
+const engineProcess = new EngineProcess<MessagePortMain>({
+  fork: () => utilityProcess.fork(engineHostFile, [], { serviceName: 'Phasor engine', stdio: 'inherit' }),
   createChannel: () => {
     const { port1, port2 } = new MessageChannelMain();
-    return { local: port1, remote: port2 };
+    return { host: port1, window: port2 };
   },
-  deliver: (event, remote) => (event as IpcMainInvokeEvent).sender.postMessage(PORT_CHANNEL, null, [remote]),
-  connect: (send) => createEngineConnection(send, { engine }),
+  deliver: (id, port) => {
+    const contents = liveContents(id);
+    if (contents) contents.postMessage(PORT_CHANNEL, null, [port]);
+    else port.close();
+  },
+  notify: (id, down) => liveContents(id)?.send(ENGINE_STATE_CHANNEL, down),
+  log: (message) => console.error(message),
+});
+
+const hub = new IpcHub({
+  isAppUrl,
+  isAppWebContents: (id) => windows.has(id),
+  attach: (id) => engineProcess.attach(id),
+  detach: (id) => engineProcess.detach(id),
 });
 
 /** The window a renderer's request came from (dialogs are modal to it). */
@@ -125,7 +137,7 @@ function createWindow(): void {
     },
   });
   const id = win.webContents.id;
-  windows.add(id);
+  windows.set(id, win.webContents);
   if (state.maximized) win.maximize();
   win.once('ready-to-show', () => win.show());
 
@@ -169,7 +181,7 @@ function serveApp(): void {
 }
 
 function lockDown(): void {
-  // Nothing here needs the camera, notifications, geolocation… (the microphone is captured by the main
+  // Nothing here needs the camera, notifications, geolocation… (the microphone is captured by the engine
   // process, not the page): refuse every permission but the clipboard (snapshots) and full screen.
   const allowed = new Set(['clipboard-sanitized-write', 'fullscreen']);
   session.defaultSession.setPermissionRequestHandler((_wc, permission, callback) =>
@@ -204,6 +216,7 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(() => {
     lockDown();
     serveApp();
+    engineProcess.start();
     createWindow();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -212,15 +225,15 @@ if (!app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  // Capture must stop before the process goes: the audio library aborts the process when its worker is
-  // torn down with blocks still queued (see mic-worker.ts). At most 2 s, then quit anyway.
+  // The engine host stops its capture and its backends before it exits (engine-host/index.ts): wait for
+  // it, at most 2 s, then quit anyway (the host is killed).
   let cleaned = false;
   app.on('will-quit', (event) => {
     if (cleaned) return;
     event.preventDefault();
     hub.closeAll();
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000));
-    void Promise.race([Promise.all([shutdownAudio(), engine.dispose()]), timeout])
+    void engineProcess
+      .stop(2000)
       .catch(() => undefined)
       .finally(() => {
         cleaned = true;

@@ -1,17 +1,19 @@
 // The desktop app's IPC, kept free of Electron imports so tests run it with fake events and ports.
 //
 // Handshake: the preload invokes CONNECT_CHANNEL with { protocol }. The hub checks that the sender is one
-// of the app's windows, its main frame, showing the app's own page, and validates the payload; then it makes
-// a MessageChannel, keeps one port for the engine connection and hands the other to that renderer
-// (PORT_CHANNEL). Every message on the port then goes through the connection's own validation, so a
-// malformed payload gets an error reply and never takes the main process down.
+// of the app's windows, its main frame, showing the app's own page, and validates the payload; then it
+// attaches the window to the engine host (engine-process.ts), which makes a MessageChannel, gives one port
+// to the host and the other to that renderer (PORT_CHANNEL). Every message on the port then goes through
+// the engine connection's own validation in the host, so a malformed payload gets an error reply there.
+// When the host dies the window hears it on ENGINE_STATE_CHANNEL, and gets a new port once it is back.
 
 import { z } from 'zod';
-import type { EngineConnection } from '../engine/live/connection.js';
-import { PROTOCOL_VERSION, type ErrorInfo, type ServerMessage } from '../engine/protocol/messages.js';
+import { PROTOCOL_VERSION, type ErrorInfo } from '../engine/protocol/messages.js';
 
 export const CONNECT_CHANNEL = 'phasor:connect';
 export const PORT_CHANNEL = 'phasor:port';
+/** main → preload: { state: 'reconnecting' | 'closed', detail } when the engine host stopped. */
+export const ENGINE_STATE_CHANNEL = 'phasor:engine-state';
 
 export const connectPayloadSchema = z.strictObject({ protocol: z.number().int().min(1).max(1_000_000) });
 
@@ -31,24 +33,15 @@ export interface IpcEventLike {
   readonly senderFrame: FrameLike | null | undefined;
 }
 
-/** The parts of a MessagePortMain the hub uses. */
-export interface PortLike {
-  postMessage(message: unknown): void;
-  on(event: 'message', listener: (e: { data: unknown }) => void): unknown;
-  on(event: 'close', listener: () => void): unknown;
-  start(): void;
-  close(): void;
-}
-
-export interface IpcHubOptions<Remote> {
+export interface IpcHubOptions {
   /** True for the app's own page URLs (its protocol, or the dev server in development). */
   isAppUrl(url: string): boolean;
   /** True for the ids of the app's own windows' webContents. */
   isAppWebContents(id: number): boolean;
-  createChannel(): { local: PortLike; remote: Remote };
-  /** Sends the remote port to the renderer that asked. */
-  deliver(event: IpcEventLike, remote: Remote): void;
-  connect(send: (message: ServerMessage | ArrayBuffer) => void): EngineConnection;
+  /** Connects a window to the engine: a new port to the engine host, delivered to that window. */
+  attach(webContentsId: number): void;
+  /** Ends a window's connection to the engine. */
+  detach(webContentsId: number): void;
 }
 
 export type ConnectReply = { ok: true; protocol: number } | { ok: false; error: ErrorInfo };
@@ -56,7 +49,7 @@ export type ConnectReply = { ok: true; protocol: number } | { ok: false; error: 
 /** Why a message may not be accepted from this sender, or null when it may. */
 export function senderProblem(
   event: unknown,
-  options: Pick<IpcHubOptions<unknown>, 'isAppUrl' | 'isAppWebContents'>,
+  options: Pick<IpcHubOptions, 'isAppUrl' | 'isAppWebContents'>,
 ): string | null {
   if (typeof event !== 'object' || event === null) return 'no sender';
   const { sender, senderFrame } = event as Partial<IpcEventLike>;
@@ -71,11 +64,12 @@ export function senderProblem(
   return null;
 }
 
-export class IpcHub<Remote> {
-  readonly #o: IpcHubOptions<Remote>;
-  readonly #open = new Map<number, { connection: EngineConnection; port: PortLike }>();
+export class IpcHub {
+  readonly #o: IpcHubOptions;
+  /** Windows (webContents ids) connected now. */
+  readonly #open = new Set<number>();
 
-  constructor(options: IpcHubOptions<Remote>) {
+  constructor(options: IpcHubOptions) {
     this.#o = options;
   }
 
@@ -108,18 +102,10 @@ export class IpcHub<Remote> {
           },
         };
       }
-      const e = event as IpcEventLike;
-      const id = e.sender.id;
+      const id = (event as IpcEventLike).sender.id;
       this.disconnect(id); // a reload replaces the page's previous connection
-      const { local, remote } = this.#o.createChannel();
-      const connection = this.#o.connect((message) => local.postMessage(message));
-      local.on('message', (m) => connection.receive(m?.data));
-      local.on('close', () => {
-        if (this.#open.get(id)?.port === local) this.disconnect(id);
-      });
-      local.start();
-      this.#open.set(id, { connection, port: local });
-      this.#o.deliver(e, remote);
+      this.#o.attach(id);
+      this.#open.add(id);
       return { ok: true, protocol: PROTOCOL_VERSION };
     } catch (err) {
       return {
@@ -134,15 +120,8 @@ export class IpcHub<Remote> {
 
   /** Ends the connection of a window (closed, reloaded, crashed). */
   disconnect(webContentsId: number): void {
-    const c = this.#open.get(webContentsId);
-    if (!c) return;
-    this.#open.delete(webContentsId);
-    c.connection.close();
-    try {
-      c.port.close();
-    } catch {
-      // already closed
-    }
+    if (!this.#open.delete(webContentsId)) return;
+    this.#o.detach(webContentsId);
   }
 
   closeAll(): void {

@@ -1,7 +1,10 @@
 // The preload (sandboxed, isolated world): exposes window.phasor, the PhasorBridge of
-// electron/engine/protocol/bridge.ts, and nothing else. It asks the main process for a MessagePort and
-// carries every message over it; ipcRenderer itself never reaches the page. chooseFile asks the main
-// process for the native dialog (dialog.ts there validates it); pathForFile gives a dropped file's path.
+// electron/engine/protocol/bridge.ts, and nothing else. It asks the main process for a MessagePort to the
+// engine host and carries every message over it; ipcRenderer itself never reaches the page. chooseFile asks
+// the main process for the native dialog (dialog.ts there validates it); pathForFile gives a dropped file's
+// path. When the engine host dies, the main process says so (ENGINE_STATE_CHANNEL) and later sends a new
+// port: onState reports 'reconnecting' (or 'closed' when it gave up) and then 'open', as the WebSocket
+// transport does in web mode, and the page reconnects without a reload.
 
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
 import type { OpenDialogOptions, PhasorBridge } from '../engine/protocol/bridge.js';
@@ -12,6 +15,7 @@ const PROTOCOL_VERSION = 1;
 const CONNECT_CHANNEL = 'phasor:connect';
 const PORT_CHANNEL = 'phasor:port';
 const CHOOSE_FILE_CHANNEL = 'phasor:choose-file';
+const ENGINE_STATE_CHANNEL = 'phasor:engine-state';
 /** Messages sent before the port arrives wait here (requests at start-up); beyond this they are lost. */
 const MAX_WAITING = 256;
 
@@ -19,17 +23,62 @@ interface PortLike {
   postMessage(message: unknown): void;
   onmessage: ((event: { data: unknown }) => void) | null;
   start?(): void;
+  close?(): void;
 }
 
 type Listener = (message: ServerMessage | ArrayBuffer) => void;
+/** The renderer's ConnectionState names (renderer/src/transport/connection.ts). */
+type EngineState = 'open' | 'reconnecting' | 'closed';
+type StateListener = (state: EngineState, detail?: string) => void;
+
+/** The bridge plus the engine host's state (the renderer's Transport.onState). */
+interface DesktopBridge extends PhasorBridge {
+  onState(listener: StateListener): () => void;
+}
 
 let port: PortLike | null = null;
 const waiting: ClientMessage[] = [];
 const listeners = new Set<Listener>();
+let state: EngineState = 'open';
+let stateDetail = '';
+const stateListeners = new Set<StateListener>();
+
+function setState(next: EngineState, detail = ''): void {
+  state = next;
+  stateDetail = detail;
+  for (const l of stateListeners) {
+    try {
+      l(next, detail || undefined);
+    } catch (err) {
+      console.error('phasor: a state listener failed', err);
+    }
+  }
+}
+
+function dropPort(): void {
+  if (!port) return;
+  port.onmessage = null;
+  try {
+    port.close?.();
+  } catch {
+    // already closed
+  }
+  port = null;
+}
+
+ipcRenderer.on(ENGINE_STATE_CHANNEL, (_event, down: unknown) => {
+  const d = (typeof down === 'object' && down !== null ? down : {}) as { state?: unknown; detail?: unknown };
+  if (d.state !== 'reconnecting' && d.state !== 'closed') return;
+  // The old port leads to a dead process: drop it, and what waited for it (a fresh engine knows none of it).
+  dropPort();
+  waiting.length = 0;
+  setState(d.state, typeof d.detail === 'string' ? d.detail.slice(0, 500) : '');
+});
 
 ipcRenderer.on(PORT_CHANNEL, (event) => {
   const p = (event as unknown as { ports: PortLike[] }).ports[0];
   if (!p) return;
+  dropPort();
   port = p;
   p.onmessage = (e) => {
     for (const l of listeners) {
@@ -42,6 +91,7 @@ ipcRenderer.on(PORT_CHANNEL, (event) => {
   };
   p.start?.();
   for (const m of waiting.splice(0)) p.postMessage(m);
+  if (state !== 'open') setState('open');
 });
 
 ipcRenderer
@@ -51,7 +101,7 @@ ipcRenderer
   })
   .catch((err: unknown) => console.error('phasor: cannot reach the engine', err));
 
-const bridge: PhasorBridge = {
+const bridge: DesktopBridge = {
   send(message: ClientMessage): void {
     if (port) port.postMessage(message);
     else if (waiting.length < MAX_WAITING) waiting.push(message);
@@ -73,6 +123,15 @@ const bridge: PhasorBridge = {
   pathForFile(file: File): string {
     // '' for a File not backed by a file on disk (Electron's contract).
     return webUtils.getPathForFile(file);
+  },
+  onState(listener: StateListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onState takes a function');
+    stateListeners.add(listener);
+    // A page that subscribes while the engine is down hears it at once.
+    if (state !== 'open') listener(state, stateDetail || undefined);
+    return () => {
+      stateListeners.delete(listener);
+    };
   },
 };
 

@@ -1,34 +1,25 @@
 // The desktop app's build (electron-vite), checked without an Electron binary: every entry is where the
-// main process looks for it, the preload is one sandbox-safe CommonJS file, and the bundled engine runs in
-// plain Node with the CPU backend's worker pool and the audio worker found beside it.
+// main process looks for it, the main process never loads the engine (the engine host does, in a utility
+// process), the preload is one sandbox-safe CommonJS file, and the bundled engine runs in plain Node with
+// the CPU backend's worker pool and the audio worker found beside it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { root } from '../support/cli.js';
+import { mainScript, runWithFakeElectron, useAppBuild, userDataOf } from './app-build.js';
 
-// Inside the project (out/ is ignored by git) so the bundle resolves node_modules as the real one does.
-const out = join(root, 'out', `.test-build-${process.pid}`);
-let build: ReturnType<typeof spawnSync>;
-
-beforeAll(() => {
-  mkdirSync(out, { recursive: true });
-  const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  build = spawnSync(process.execPath, [bin, 'build', '--outDir', out, '--logLevel', 'error'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120000,
-  });
-}, 130000);
-afterAll(() => (process.env.KEEP_BUILD ? undefined : rmSync(out, { recursive: true, force: true })));
+const app = useAppBuild('build');
+const out = app.out;
 
 describe('electron-vite build', () => {
-  it('builds the main process, its workers, the preload and the renderer', () => {
-    expect(build.stderr).toBe('');
-    expect(build.status).toBe(0);
+  it('builds the main process, the engine host and its workers, the preload and the renderer', () => {
+    expect(app.result().stderr).toBe('');
+    expect(app.result().status).toBe(0);
     for (const f of [
       'main/index.js',
+      'main/engine-host.js',
       'main/engine.js',
       'main/worker.js',
       'main/mic-worker.js',
@@ -39,9 +30,15 @@ describe('electron-vite build', () => {
     }
     const main = readFileSync(join(out, 'main/index.js'), 'utf8');
     expect(main).toMatch(/from "electron"/);
-    expect(main).toMatch(/from "\.\/engine\.js"/);
-    expect(main).toContain('./worker.js');
-    expect(main).toContain('./mic-worker.js');
+    expect(main).toContain('engine-host.js');
+    // The engine is the host's: the main process bundle neither imports nor inlines it.
+    expect(main).not.toMatch(/from "\.\/engine\.js"/);
+    expect(main).not.toContain('createEngineConnection');
+    const host = readFileSync(join(out, 'main/engine-host.js'), 'utf8');
+    expect(host).toMatch(/from "\.\/engine\.js"/);
+    expect(host).not.toMatch(/from "electron"/);
+    expect(host).toContain('./worker.js');
+    expect(host).toContain('./mic-worker.js');
     // audify is a native addon: loaded at run time from node_modules, never bundled.
     expect(readFileSync(join(out, 'main/mic-worker.js'), 'utf8')).not.toContain('RtAudioWrap');
   });
@@ -104,17 +101,13 @@ describe('electron-vite build', () => {
     expect(result.micUnavailable).toBeNull();
   });
 
-  it('runs the built main process against a stand-in for Electron: window, page, IPC, permissions, quit', () => {
-    const userData = join(out, 'user-data');
-    mkdirSync(userData, { recursive: true });
-    const script = `
+  it('runs the built main process against a stand-in for Electron: window, page, IPC, engine host, permissions, quit', () => {
+    const userData = userDataOf(out);
+    const script = mainScript(
+      out,
+      `
       import { existsSync, readFileSync } from 'node:fs';
-      await import('electron');
-      const fake = globalThis.__fakeElectron;
-      fake.userData = ${JSON.stringify(userData)};
-      await import(${JSON.stringify(pathToFileURL(join(out, 'main/index.js')).href)});
       await new Promise((r) => setTimeout(r, 50));
-      const wait = async (check) => { const t = Date.now(); while (!check() && Date.now() - t < 10000) await new Promise((r) => setTimeout(r, 10)); };
       const res = {};
       const win = fake.windows[0];
       res.windows = fake.windows.length;
@@ -136,7 +129,9 @@ describe('electron-vite build', () => {
       res.connect = connect({ sender: win.webContents, senderFrame: frame }, { protocol: 1 });
       const sent = win.webContents.sent;
       res.portChannel = sent.map((s) => s.channel);
+      res.hosts = fake.utilityProcesses.map((u) => ({ entry: u.modulePath, serviceName: u.options.serviceName }));
       const port = sent[0].transfer[0];
+      port.start();
       port.postMessage({ type: 'request', id: 1, method: 'hello', params: {} });
       port.postMessage({ type: 'request', id: 2, method: 'listDevices', params: { kind: 7 } });
       port.postMessage('garbage');
@@ -167,19 +162,13 @@ describe('electron-vite build', () => {
       res.stateSaved = existsSync(${JSON.stringify(join(userData, 'window-state.json'))});
       for (const fn of fake.appEvents.get('will-quit') ?? []) fn({ preventDefault: () => (prevented = true) });
       await wait(() => fake.quits > 0);
-      res.quit = { prevented, quits: fake.quits };
+      res.quit = { prevented, quits: fake.quits, hostExit: fake.utilityProcesses[0].exitCode };
       res.switches = fake.switches;
       process.stdout.write(JSON.stringify(res));
       process.exit(0);
-    `;
-    const file = join(out, 'main-check.mjs');
-    writeFileSync(file, script);
-    const register = pathToFileURL(join(root, 'test/host/fake-electron/register.mjs')).href;
-    const r = spawnSync(process.execPath, ['--import', register, file], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60000,
-    });
+    `,
+    );
+    const r = runWithFakeElectron(out, 'main-check.mjs', script);
     expect(r.stderr).toBe('');
     const res = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(res.windows).toBe(1);
@@ -209,10 +198,12 @@ describe('electron-vite build', () => {
     expect(res.badPayload).toMatchObject({ ok: false, error: { code: 'bad-request' } });
     expect(res.connect).toEqual({ ok: true, protocol: 1 });
     expect(res.portChannel).toEqual(['phasor:port']);
+    // One engine host, forked from the built entry beside the main bundle; it answered the port's requests.
+    expect(res.hosts).toEqual([{ entry: join(out, 'main/engine-host.js'), serviceName: 'Phasor engine' }]);
     expect(res.hello).toMatchObject({
       ok: true,
       sources: ['generator', 'mic', 'file'],
-      webgpu: { available: false, reason: expect.stringContaining('main process') },
+      webgpu: { available: false, reason: expect.stringContaining('engine process') },
     });
     expect(res.errors).toEqual([
       [2, 'bad-request'],
@@ -236,7 +227,8 @@ describe('electron-vite build', () => {
     expect(res.opened).toEqual(['https://example.com/docs']);
     expect(res.navigationBlocked).toBe(true);
     expect(res.stateSaved).toBe(true);
-    expect(res.quit).toEqual({ prevented: true, quits: 1 });
+    // Quitting waits for the engine host to close its connections and exit by itself.
+    expect(res.quit).toEqual({ prevented: true, quits: 1, hostExit: 0 });
     // Software WebGL is allowed where no GPU is usable, so the waterfall shows everywhere.
     expect(res.switches).toEqual(['enable-unsafe-swiftshader']);
   });

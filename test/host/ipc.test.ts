@@ -1,11 +1,14 @@
-// The desktop app's IPC rules, run without Electron: fake events, senders, frames and ports.
+// The desktop app's IPC rules, run without Electron: fake events, senders, frames and ports. The hub (main
+// process) validates the handshake and attaches the window; the engine host's connections (in-process here)
+// serve the port it gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { createEngineConnection } from '../../electron/engine/live/connection.js';
 import { Engine } from '../../electron/engine/live/engine.js';
 import { PROTOCOL_VERSION, type ReplyMessage } from '../../electron/engine/protocol/messages.js';
-import { IpcHub, senderProblem, type IpcEventLike, type PortLike } from '../../electron/main/ipc.js';
+import { EngineConnections, type PortLike } from '../../electron/engine-host/connections.js';
+import { IpcHub, senderProblem, type IpcEventLike } from '../../electron/main/ipc.js';
 
 let backend: Backend;
 let engine: Engine;
@@ -56,18 +59,20 @@ const APP_ID = 3;
 function makeHub() {
   const ports: FakePort[] = [];
   const delivered: Array<{ to: number; remote: string }> = [];
-  const hub = new IpcHub<string>({
+  const host = new EngineConnections((send) => createEngineConnection(send, { engine }));
+  const hub = new IpcHub({
     isAppUrl: (url) => url.startsWith('phasor://app/'),
     isAppWebContents: (id) => id === APP_ID,
-    createChannel: () => {
+    // As engine-process.ts does: a new channel, the engine's end to the host, the other to the window.
+    attach: (id) => {
       const local = new FakePort();
       ports.push(local);
-      return { local, remote: `remote-${ports.length}` };
+      host.add(id, local);
+      delivered.push({ to: id, remote: `remote-${ports.length}` });
     },
-    deliver: (event, remote) => delivered.push({ to: event.sender.id, remote }),
-    connect: (send) => createEngineConnection(send, { engine }),
+    detach: (id) => host.remove(id),
   });
-  return { hub, ports, delivered };
+  return { hub, ports, delivered, host };
 }
 
 const good: IpcEventLike = {
@@ -165,7 +170,7 @@ describe('IPC hub', () => {
       [good, { protocol: PROTOCOL_VERSION }, 'ok'],
     ];
     for (const [event, payload, code] of bad) {
-      let reply: ReturnType<IpcHub<string>['handleConnect']> | undefined;
+      let reply: ReturnType<IpcHub['handleConnect']> | undefined;
       expect(() => (reply = hub.handleConnect(event, payload))).not.toThrow();
       if (code === 'ok') expect(reply!.ok).toBe(true);
       else {
@@ -205,15 +210,18 @@ describe('IPC hub', () => {
   });
 
   it('replaces the connection of a reloaded page and forgets a closed port', () => {
-    const { hub, ports } = makeHub();
+    const { hub, ports, host } = makeHub();
     hub.handleConnect(good, { protocol: PROTOCOL_VERSION });
     hub.handleConnect(good, { protocol: PROTOCOL_VERSION });
     expect(ports[0].closed).toBe(true);
     expect(ports[1].closed).toBe(false);
     expect(hub.size).toBe(1);
+    expect(host.size).toBe(1);
     ports[0].hangUp(); // a stale port's close must not end the new connection
-    expect(hub.size).toBe(1);
-    ports[1].hangUp();
+    expect(host.size).toBe(1);
+    ports[1].hangUp(); // the window's end went away: the host forgets the connection
+    expect(host.size).toBe(0);
+    hub.closeAll();
     expect(hub.size).toBe(0);
   });
 });

@@ -1,19 +1,20 @@
 // The preload with a stand-in for Electron's renderer modules: it exposes exactly the PhasorBridge, asks
 // for the port with the protocol version, queues what the page sends before the port arrives, and
-// delivers what comes through the port to every listener until it unsubscribes.
+// delivers what comes through the port to every listener until it unsubscribes; when the engine host
+// stops it reports the state, and a new port reconnects the page without a reload.
 import { describe, expect, it, vi } from 'vitest';
 import type { PhasorBridge } from '../../electron/engine/protocol/bridge.js';
 
 const exposed = new Map<string, unknown>();
 const invoked: Array<[string, unknown]> = [];
-const handlers = new Map<string, (event: unknown) => void>();
+const handlers = new Map<string, (event: unknown, ...args: unknown[]) => void>();
 /** What the main process answers to the next file-dialog invoke. */
 let dialogReply: unknown = { ok: true, path: '/home/user/rec.wav' };
 
 vi.mock('electron', () => ({
   contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
   ipcRenderer: {
-    on: (channel: string, fn: (event: unknown) => void) => handlers.set(channel, fn),
+    on: (channel: string, fn: (event: unknown, ...args: unknown[]) => void) => handlers.set(channel, fn),
     invoke: (channel: string, payload: unknown) => {
       invoked.push([channel, payload]);
       return Promise.resolve(channel === 'phasor:choose-file' ? dialogReply : { ok: true, protocol: 1 });
@@ -31,20 +32,28 @@ class FakePort {
   readonly sent: unknown[] = [];
   onmessage: ((e: { data: unknown }) => void) | null = null;
   started = false;
+  closed = false;
   postMessage(m: unknown): void {
     this.sent.push(m);
   }
   start(): void {
     this.started = true;
   }
+  close(): void {
+    this.closed = true;
+  }
 }
+
+type StateBridge = PhasorBridge & {
+  onState(listener: (state: string, detail?: string) => void): () => void;
+};
 
 describe('preload', () => {
   it('exposes exactly the bridge, and carries messages over the port it is given', async () => {
     await import('../../electron/preload/index.js');
     expect([...exposed.keys()]).toEqual(['phasor']);
     const bridge = exposed.get('phasor') as PhasorBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['chooseFile', 'onMessage', 'pathForFile', 'send']);
+    expect(Object.keys(bridge).sort()).toEqual(['chooseFile', 'onMessage', 'onState', 'pathForFile', 'send']);
     expect(invoked).toEqual([['phasor:connect', { protocol: 1 }]]);
 
     // Sent before the port arrives: kept, then flushed in order.
@@ -100,5 +109,56 @@ describe('preload', () => {
       '/data/rec.wav',
     );
     expect(bridge.pathForFile!({ name: 'made-in-js.wav' } as unknown as File)).toBe('');
+  });
+
+  it('reports the engine host stopping, and reconnects on the new port it is given', async () => {
+    await import('../../electron/preload/index.js');
+    const bridge = exposed.get('phasor') as StateBridge;
+    const states: Array<[string, string | undefined]> = [];
+    const stop = bridge.onState((state, detail) => states.push([state, detail]));
+    const got: unknown[] = [];
+    bridge.onMessage((m) => got.push(m));
+    const first = new FakePort();
+    handlers.get('phasor:port')!({ ports: [first] });
+    expect(states).toEqual([]); // open from the start: nothing to report
+
+    // Malformed state messages are ignored.
+    for (const bad of [undefined, null, 'reconnecting', { state: 'open' }, { state: 'gone' }]) {
+      handlers.get('phasor:engine-state')!({}, bad);
+    }
+    expect(states).toEqual([]);
+
+    handlers.get('phasor:engine-state')!(
+      {},
+      { state: 'reconnecting', detail: 'the engine stopped (exit code 1); restarting…' },
+    );
+    expect(states).toEqual([['reconnecting', 'the engine stopped (exit code 1); restarting…']]);
+    expect(first.closed).toBe(true);
+    expect(first.onmessage).toBeNull();
+    // A page that subscribes now hears the state at once.
+    const late: string[] = [];
+    const stopLate = bridge.onState((state) => late.push(state));
+    expect(late).toEqual(['reconnecting']);
+    stopLate();
+
+    // Sent while the engine is down: kept for the new port (the renderer sends nothing then, but a
+    // message must not go to the dead port).
+    bridge.send({ type: 'request', id: 7, method: 'hello', params: {} });
+    expect(first.sent).toHaveLength(0);
+    const second = new FakePort();
+    handlers.get('phasor:port')!({ ports: [second] });
+    expect(second.started).toBe(true);
+    expect(second.sent).toEqual([{ type: 'request', id: 7, method: 'hello', params: {} }]);
+    expect(states.at(-1)).toEqual(['open', undefined]);
+    second.onmessage!({ data: { type: 'reply', id: 7, ok: true, result: {} } });
+    expect(got).toEqual([{ type: 'reply', id: 7, ok: true, result: {} }]);
+
+    handlers.get('phasor:engine-state')!({}, { state: 'closed', detail: 'x'.repeat(2000) });
+    expect(states.at(-1)?.[0]).toBe('closed');
+    expect(states.at(-1)?.[1]?.length).toBe(500);
+    stop();
+    handlers.get('phasor:port')!({ ports: [new FakePort()] });
+    expect(states.at(-1)?.[0]).toBe('closed'); // unsubscribed
+    expect(() => bridge.onState('not a function' as never)).toThrow(/function/);
   });
 });

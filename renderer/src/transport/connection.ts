@@ -25,7 +25,10 @@ export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 export interface Transport {
   send(message: ClientMessage): void;
   onMessage(listener: (message: ServerMessage | ArrayBuffer) => void): () => void;
-  /** State changes; a transport without one (the bridge) is always open. */
+  /**
+   * State changes; a transport without one is always open. The desktop bridge has one: 'reconnecting'
+   * while its engine process restarts ('closed' when it gave up), 'open' once a new port arrives.
+   */
   onState?(listener: (state: ConnectionState, detail?: string) => void): () => void;
   readonly state?: ConnectionState;
   close?(): void;

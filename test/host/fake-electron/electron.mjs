@@ -1,5 +1,12 @@
 // A stand-in for the `electron` module, enough to run the built main process in plain Node and record
-// what it asks of Electron (no Electron binary can be downloaded on these machines).
+// what it asks of Electron (no Electron binary can be downloaded on these machines). Message ports are
+// real ones (ports.mjs), and a utility process is a worker thread running the entry script with
+// process.parentPort (utility-bootstrap.mjs).
+import { Worker } from 'node:worker_threads';
+import { Emitter, MessageChannelMain } from './ports.mjs';
+
+export { MessageChannelMain };
+
 const fake = (globalThis.__fakeElectron = {
   windows: [],
   ipc: new Map(),
@@ -15,23 +22,9 @@ const fake = (globalThis.__fakeElectron = {
   // File dialogs: what they were asked, and what they answer.
   dialogs: [],
   dialogAnswer: { canceled: false, filePaths: ['/data/rec.wav'], filePath: '/data/out.wav' },
+  // Utility processes forked, in order (each a UtilityProcess below).
+  utilityProcesses: [],
 });
-
-class Emitter {
-  constructor() {
-    this.listeners = new Map();
-  }
-  on(name, fn) {
-    (this.listeners.get(name) ?? this.listeners.set(name, []).get(name)).push(fn);
-    return this;
-  }
-  once(name, fn) {
-    return this.on(name, fn);
-  }
-  emit(name, ...args) {
-    for (const fn of this.listeners.get(name) ?? []) fn(...args);
-  }
-}
 
 let nextId = 1;
 
@@ -41,6 +34,13 @@ class WebContents extends Emitter {
     this.id = nextId++;
     this.sent = [];
     this.windowOpenHandler = null;
+    this.destroyed = false;
+  }
+  isDestroyed() {
+    return this.destroyed;
+  }
+  send(channel, ...args) {
+    this.sent.push({ channel, message: args[0], transfer: [] });
   }
   setWindowOpenHandler(fn) {
     this.windowOpenHandler = fn;
@@ -60,6 +60,7 @@ export class BrowserWindow extends Emitter {
   }
   loadURL(url) {
     this.url = url;
+    this.loads = (this.loads ?? 0) + 1;
     return Promise.resolve();
   }
   maximize() {}
@@ -83,36 +84,55 @@ export class BrowserWindow extends Emitter {
   }
 }
 
-class Port extends Emitter {
-  constructor() {
+/**
+ * Electron's UtilityProcess: 'spawn' once running, 'message' for what the child posts on its parentPort,
+ * 'exit' with the exit code (process.exit's, 1 after kill() or an uncaught error), postMessage with
+ * transferred ports, kill().
+ */
+class UtilityProcess extends Emitter {
+  constructor(modulePath, args = [], options = {}) {
     super();
-    this.peer = null;
-    this.received = [];
-    this.started = false;
-    this.closed = false;
+    this.modulePath = modulePath;
+    this.options = options;
+    this.pid = undefined;
+    this.exitCode = null;
+    this.worker = new Worker(new URL('./utility-bootstrap.mjs', import.meta.url), {
+      workerData: { modulePath, args },
+      ...(options.env ? { env: options.env } : {}),
+    });
+    this.worker.on('online', () => {
+      this.pid = 100000 + this.worker.threadId;
+      this.emit('spawn');
+    });
+    this.worker.on('message', (m) => this.emit('message', m));
+    this.worker.on('error', (err) => {
+      this.error = err;
+    });
+    this.worker.on('exit', (code) => {
+      this.pid = undefined;
+      this.exitCode = code;
+      this.emit('exit', code);
+    });
   }
-  postMessage(data) {
-    // Structured clone, as Electron does; the other end records it and hears it.
-    const copy = structuredClone(data);
-    this.peer.received.push(copy);
-    this.peer.emit('message', { data: copy });
+  postMessage(message, transfer = []) {
+    if (this.exitCode !== null) return;
+    const ports = transfer.map((p) => p.port);
+    this.worker.postMessage({ data: message, ports }, ports);
   }
-  start() {
-    this.started = true;
-  }
-  close() {
-    this.closed = true;
+  kill() {
+    if (this.exitCode !== null) return false;
+    void this.worker.terminate();
+    return true;
   }
 }
 
-export class MessageChannelMain {
-  constructor() {
-    this.port1 = new Port();
-    this.port2 = new Port();
-    this.port1.peer = this.port2;
-    this.port2.peer = this.port1;
-  }
-}
+export const utilityProcess = {
+  fork(modulePath, args, options) {
+    const child = new UtilityProcess(modulePath, args, options);
+    fake.utilityProcesses.push(child);
+    return child;
+  },
+};
 
 export const app = {
   isPackaged: false,
@@ -198,5 +218,6 @@ export default {
   screen,
   session,
   shell,
+  utilityProcess,
   webUtils,
 };
