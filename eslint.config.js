@@ -7,7 +7,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import pluginVue from 'eslint-plugin-vue';
 
-const hostDirs = ['**/main/**', '**/preload/**', '**/renderer/**'];
+const hostDirs = ['**/main/**', '**/preload/**', '**/renderer/**', '**/engine-host/**'];
 
 // The renderer is browser code: it talks to the engine only through the protocol.
 const rendererRestrictions = {
@@ -77,6 +77,38 @@ export default tseslint.config(
         {
           paths: [{ name: 'electron', message: 'The CLI is a plain Node host: it never imports electron.' }],
           patterns: [{ group: hostDirs, message: 'The CLI imports the engine only.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/main/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`engine/(?!protocol/)`,
+              message: 'The main process never loads the engine: it runs in electron/engine-host.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/engine-host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/main/**', '**/preload/**', '**/renderer/**', '**/cli/**'],
+              message: 'The engine host imports the engine only; the main process reaches it by messages.',
+            },
+          ],
         },
       ],
     },

@@ -27,14 +27,10 @@ interface PortLike {
 }
 
 type Listener = (message: ServerMessage | ArrayBuffer) => void;
-/** The renderer's ConnectionState names (renderer/src/transport/connection.ts). */
-type EngineState = 'open' | 'reconnecting' | 'closed';
-type StateListener = (state: EngineState, detail?: string) => void;
-
-/** The bridge plus the engine host's state (the renderer's Transport.onState). */
-interface DesktopBridge extends PhasorBridge {
-  onState(listener: StateListener): () => void;
-}
+type StateListener = Parameters<NonNullable<PhasorBridge['onState']>>[0];
+type EngineState = Parameters<StateListener>[0];
+/** The desktop bridge always reports the engine host's state (the renderer's Transport.onState). */
+type DesktopBridge = PhasorBridge & Required<Pick<PhasorBridge, 'onState'>>;
 
 let port: PortLike | null = null;
 const waiting: ClientMessage[] = [];

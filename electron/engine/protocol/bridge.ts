@@ -26,4 +26,7 @@ export interface PhasorBridge {
   chooseFile?(options: OpenDialogOptions): Promise<string | null>;
   /** The real path of a file dropped on the window (desktop only; Electron's webUtils.getPathForFile). */
   pathForFile?(file: File): string;
+  /** The engine host's state (desktop only): 'reconnecting' while a crashed engine process restarts,
+   * 'closed' when it gave up, 'open' once a new port is attached. Returns a function that stops listening. */
+  onState?(listener: (state: 'open' | 'reconnecting' | 'closed', detail?: string) => void): () => void;
 }
