@@ -1,6 +1,7 @@
 // Lint rules, including the layer boundaries (see ARCHITECTURE.md):
 // - electron/engine is plain Node: it never imports electron, the DOM-side code, the CLI or the Electron glue.
 // - electron/cli is a host of the engine: it may import the engine, never electron or the renderer.
+// Import cycles and the engine's internal layers are checked by dependency-cruiser (.dependency-cruiser.cjs).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';

@@ -2,6 +2,8 @@
 //   phasor: <file>: <what is wrong>
 // and never show a stack trace for bad input (the CLI shows one only with --debug).
 
+import type { ErrorInfo } from './protocol/messages.js';
+
 export type PhasorErrorCode =
   | 'corrupt' // the file is damaged or is not what its name says
   | 'unsupported' // a valid file using something Phasor does not read (codec, datatype…)
@@ -104,6 +106,16 @@ export function formatError(err: unknown): string {
   }
   const msg = err instanceof Error ? err.message : String(err);
   return `phasor: ${msg}`;
+}
+
+/** The error part of a protocol reply: a PhasorError keeps its code and names its file; anything else is
+ * an internal error (never a stack trace). */
+export function errorInfo(err: unknown): ErrorInfo {
+  if (err instanceof PhasorError) {
+    return { code: err.code, message: err.file !== undefined ? `${err.file}: ${err.message}` : err.message };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: 'internal', message: `internal error: ${message}` };
 }
 
 /** A non-fatal condition worth telling the user about (e.g. a truncated file). */

@@ -1,6 +1,6 @@
 // Shared pieces of the live tests: an unpaced live source (blocks as fast as they are pulled, so tests do
 // not wait on the wall clock), a collecting sink, and a fake audio driver.
-import type { LiveBlock, LiveSource } from '../../electron/engine/live/live-source.js';
+import type { LiveBlock, LiveSource } from '../../electron/engine/sources/live-source.js';
 import type { SessionSink } from '../../electron/engine/live/session.js';
 import type { EventMessage } from '../../electron/engine/protocol/messages.js';
 import type { RowsMessage } from '../../electron/engine/protocol/rows-codec.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../electron/engine/errors.js';
-import { pacedSource } from '../../electron/engine/live/pace.js';
+import { pacedSource } from '../../electron/engine/sources/pace.js';
 import { createGenerator } from '../../electron/engine/sources/generator.js';
 import {
   builtInKinds,

@@ -14,7 +14,7 @@
 // beside that queue, and `cancel` is answered at once, so a long job never holds up the live view.
 
 import type { z } from 'zod';
-import { PhasorError, type PhasorWarning } from '../errors.js';
+import { PhasorError, errorInfo, type PhasorWarning } from '../errors.js';
 import { OFFLINE_METHODS, OfflineWork } from '../offline/work.js';
 import {
   clientMessageSchema,
@@ -25,7 +25,6 @@ import {
 } from '../protocol/messages.js';
 import { encodeRows } from '../protocol/rows-codec.js';
 import { defaultEngine, type Engine } from './engine.js';
-import { errorInfo } from './reply.js';
 import { LiveSession, planAnalysis } from './session.js';
 
 /** Largest JSON message accepted (characters). */

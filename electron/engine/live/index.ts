@@ -25,6 +25,6 @@ export {
   type LivePeaksOptions,
   type LivePeakSettings,
 } from './peaks.js';
-export { pacedSource, liveBlockFrames, type PaceOptions } from './pace.js';
-export { wallClock, sleep, type LiveBlock, type LiveSource } from './live-source.js';
+export { pacedSource, liveBlockFrames, type PaceOptions } from '../sources/pace.js';
+export { wallClock, sleep, type LiveBlock, type LiveSource } from '../sources/live-source.js';
 export { runMonitor, type MonitorOptions, type MonitorResult } from './monitor.js';

@@ -10,7 +10,7 @@ import { defaultAnalysis, type Analysis } from '../protocol/messages.js';
 import { defaultPeaksFft, type SpectralPeak } from '../pipeline/peaks.js';
 import type { SampleBlock, StreamFormat } from '../types.js';
 import { Engine } from './engine.js';
-import { sleep } from './live-source.js';
+import { sleep } from '../sources/live-source.js';
 import { LiveSession } from './session.js';
 
 export interface MonitorOptions {

@@ -19,8 +19,8 @@ import { InvalidArgumentError, PhasorError } from '../errors.js';
 import { analysisSchema, type Analysis, type EventMessage, type LiveInfo } from '../protocol/messages.js';
 import type { RowsMessage } from '../protocol/rows-codec.js';
 import type { StreamFormat } from '../types.js';
-import { liveBlockFrames } from './pace.js';
-import type { LiveBlock, LiveSource } from './live-source.js';
+import { liveBlockFrames } from '../sources/pace.js';
+import type { LiveBlock, LiveSource } from '../sources/live-source.js';
 import { checkPeakSettings, LivePeaks, type LivePeakSettings } from './peaks.js';
 
 export interface SessionSink {

@@ -1,7 +1,13 @@
 // The offline half of the engine's protocol (issue 5): files open per connection, jobs with progress and
 // cancel, the server-side file browser, filter design, and the work behind each offline request.
 
-export { OFFLINE_METHODS, MAX_SAMPLE_VALUES, OfflineWork, type OfflineOptions } from './work.js';
+export {
+  OFFLINE_METHODS,
+  MAX_SAMPLE_VALUES,
+  OfflineWork,
+  type OfflineEngine,
+  type OfflineOptions,
+} from './work.js';
 export { JobRunner, MAX_JOBS, PROGRESS_INTERVAL_MS, type JobContext, type JobRunnerOptions } from './jobs.js';
 export {
   FileRegistry,

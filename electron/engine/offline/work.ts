@@ -11,10 +11,14 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import type { Backend } from '../backends/backend.js';
-import { CancelledError, InvalidArgumentError, throwIfAborted, type WarningHandler } from '../errors.js';
+import {
+  CancelledError,
+  InvalidArgumentError,
+  errorInfo,
+  throwIfAborted,
+  type WarningHandler,
+} from '../errors.js';
 import { resolveRange } from '../io/range.js';
-import { errorInfo } from '../live/reply.js';
-import type { Engine } from '../live/engine.js';
 import { benchRowCount, machineInfo, runBench, type BenchOp, type BenchRow } from '../pipeline/bench.js';
 import { checkChannel, channelOf } from '../pipeline/channels.js';
 import { correlateSources } from '../pipeline/correlate.js';
@@ -23,6 +27,7 @@ import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
 import type {
   ApplyFilterResult,
   BenchResult,
+  BackendDetails,
   BenchRowInfo,
   CorrelateResult,
   FileSpectrogramResult,
@@ -39,6 +44,17 @@ import { listDirectory } from './directory.js';
 import { Envelope } from './envelope.js';
 import { FileRegistry, type FileLease } from './files.js';
 import { JobRunner, type JobContext } from './jobs.js';
+
+/** What offline work needs from its host's engine (live/engine.ts's Engine is one): declared here so
+ * offline/ sits below live/ and never imports it. */
+export interface OfflineEngine {
+  /** The host's shared backend (with failover). */
+  backend(): Promise<Backend>;
+  /** Every backend with its device and details, or why it cannot be used in this host. */
+  backendDetails(): Promise<BackendDetails[]>;
+  /** A new backend of its own (no failover), disposed by the caller. */
+  createBackend(name: string): Promise<Backend>;
+}
 
 /** Requests served here (the others are the live session's, answered in order by the connection). */
 export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
@@ -86,14 +102,14 @@ function rowInfo(r: BenchRow): BenchRowInfo {
 }
 
 export class OfflineWork {
-  readonly #engine: Engine;
+  readonly #engine: OfflineEngine;
   readonly #post: (msg: ServerMessage | ArrayBuffer) => void;
   readonly #files: FileRegistry;
   readonly #jobs: JobRunner;
   #closed = false;
 
   constructor(
-    engine: Engine,
+    engine: OfflineEngine,
     post: (msg: ServerMessage | ArrayBuffer) => void,
     options: OfflineOptions = {},
   ) {

@@ -15,15 +15,15 @@ import { InvalidArgumentError, PhasorError } from '../errors.js';
 import type { AudioDevice } from '../protocol/messages.js';
 import type { ReadOptions, SourceInfo } from './source.js';
 import type { StreamFormat } from '../types.js';
-import type { LiveBlock, LiveSource } from '../live/live-source.js';
+import type { LiveBlock, LiveSource } from './live-source.js';
 import type {
   FromAudioWorker,
   ListResult,
   OpenedStream,
   ProbeResult,
   ToAudioWorker,
-} from '../live/mic-messages.js';
-import { findWorkerScript, startWorker } from '../live/worker-url.js';
+} from './mic-messages.js';
+import { findWorkerScript, startWorker } from './worker-url.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Driver: how the source talks to the audio library (the worker by default; a fake in tests)

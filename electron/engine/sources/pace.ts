@@ -8,7 +8,7 @@
 // backlog faster than real time; nothing is produced for the frames it skips.
 
 import { CancelledError } from '../errors.js';
-import type { ReadOptions, SampleSource, SourceInfo } from '../sources/source.js';
+import type { ReadOptions, SampleSource, SourceInfo } from './source.js';
 import { sleep, wallClock, type LiveBlock, type LiveSource } from './live-source.js';
 
 export interface PaceOptions {

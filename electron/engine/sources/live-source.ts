@@ -3,7 +3,7 @@
 // time they reached the engine, and which count the blocks they had to drop.
 
 import type { SampleBlock } from '../types.js';
-import type { ReadOptions, SampleSource } from '../sources/source.js';
+import type { ReadOptions, SampleSource } from './source.js';
 
 export interface LiveBlock extends SampleBlock {
   /** Wall-clock time (ms since the epoch, sub-ms: performance.timeOrigin + performance.now()) when the
