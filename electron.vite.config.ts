@@ -27,7 +27,7 @@ export default defineConfig({
           'engine-host': resolve(root, 'electron/engine-host/index.ts'),
           engine: resolve(root, 'electron/engine/live/index.ts'),
           worker: resolve(root, 'electron/engine/backends/cpu/worker.ts'),
-          'mic-worker': resolve(root, 'electron/engine/live/mic-worker.ts'),
+          'mic-worker': resolve(root, 'electron/engine/sources/mic-worker.ts'),
         },
         external: ['audify'],
       },

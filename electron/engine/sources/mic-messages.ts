@@ -1,4 +1,4 @@
-// Messages between the engine and the audio worker (live/mic-worker.ts), which hosts the native audio library
+// Messages between the engine and the audio worker (sources/mic-worker.ts), which hosts the native audio library
 // so that its blocking calls (connecting to the sound server, opening a device) never stall the engine.
 
 import type { AudioDevice } from '../protocol/messages.js';

@@ -1,4 +1,4 @@
-// Microphone capture: a live source fed by the audio worker (electron/engine/live/mic-worker.ts), which
+// Microphone capture: a live source fed by the audio worker (electron/engine/sources/mic-worker.ts), which
 // hosts audify (RtAudio; PulseAudio on Linux, the platform's default API elsewhere).
 //
 //   const mic = await openMicrophone({ device: '', sampleRate: 48000, channel: 0 });
@@ -85,7 +85,7 @@ class AudioWorkerHost implements MicDriver {
     if (this.#worker) return this.#worker;
     const script = workerUrlOverride
       ? { url: workerUrlOverride }
-      : findWorkerScript(import.meta.url, ['../live/mic-worker', './mic-worker']);
+      : findWorkerScript(import.meta.url, ['./mic-worker']);
     if (!script) {
       throw new PhasorError(
         'io',

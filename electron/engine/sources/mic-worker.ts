@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { AudioDevice } from '../protocol/messages.js';
-import type { FromAudioWorker, OpenedStream, ProbeResult, ToAudioWorker } from '../sources/mic-messages.js';
+import type { FromAudioWorker, OpenedStream, ProbeResult, ToAudioWorker } from './mic-messages.js';
 
 // The parts of audify used here (declared locally: audify is an optional dependency).
 interface RtDeviceInfo {
