@@ -137,11 +137,8 @@ export function binFrequency(
 
 /** Every bin's frequency (Hz), in the order of spectrumBins (relative to the centre unless one is given). */
 export function binFrequencies(fft: number, sampleRate: number, complex: boolean, centre = 0): Float64Array {
-  const bins = spectrumBins(fft, complex);
-  const shift = binShift(fft, complex);
-  const df = binWidth(sampleRate, fft);
-  const out = new Float64Array(bins);
-  for (let k = 0; k < bins; k++) out[k] = complex ? centre + (k - shift) * df : (k - shift) * df;
+  const out = new Float64Array(spectrumBins(fft, complex));
+  for (let k = 0; k < out.length; k++) out[k] = binFrequency(k, fft, sampleRate, complex, centre);
   return out;
 }
 
