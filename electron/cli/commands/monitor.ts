@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { sourceKinds } from '../../engine/sources/kinds.js';
 import { runMonitor } from '../../engine/live/monitor.js';
+import { DEFAULT_FFT, FFT_SIZE_MIN } from '../../engine/protocol/shape.js';
 import { interrupt, keyValues, parseIntOption, parseNumber, printJson, table, warn } from '../util.js';
 
 interface MonitorCli {
@@ -27,8 +28,8 @@ export function registerMonitor(program: Command): void {
     .option('--duration <s>', 'seconds of signal to take', (v) => parseNumber(v, '--duration'), 5)
     .option(
       '--fft <n>',
-      'FFT size, any n ≥ 16 (default 2048 for the rows; bins under 1 Hz for --peaks)',
-      (v) => parseIntOption(v, '--fft', 16),
+      `FFT size, any n ≥ ${FFT_SIZE_MIN} (default ${DEFAULT_FFT} for the rows; bins under 1 Hz for --peaks)`,
+      (v) => parseIntOption(v, '--fft', FFT_SIZE_MIN),
     )
     .option('--peaks', 'report the strongest peaks of the averaged spectrum (frequency in Hz, level in dBFS)')
     .option('--count <k>', 'how many peaks', (v) => parseIntOption(v, '--count', 1), 5)

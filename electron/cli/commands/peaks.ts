@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { analyzePeaks } from '../../engine/pipeline/peaks.js';
+import { DEFAULT_WINDOW, WELCH_FFT_SIZE_MIN } from '../../engine/protocol/shape.js';
 import { addFileOptions } from '../options.js';
 import {
   getBackend,
@@ -26,13 +27,15 @@ export function registerPeaks(program: Command): void {
         'the strongest distinct peaks of the Welch-averaged spectrum (frequency in Hz, level in dBFS)',
       )
       .argument('<file>')
-      .option('--fft <n>', 'segment length, any n ≥ 8 (default: bins narrower than 1 Hz)', (v) =>
-        parseIntOption(v, '--fft', 8),
+      .option(
+        '--fft <n>',
+        `segment length, any n ≥ ${WELCH_FFT_SIZE_MIN} (default: bins narrower than 1 Hz)`,
+        (v) => parseIntOption(v, '--fft', WELCH_FFT_SIZE_MIN),
       )
       .option(
         '--window <w>',
         'window: rectangular, hann, hamming, blackman, blackmanharris, flattop, kaiser:BETA',
-        'hann',
+        DEFAULT_WINDOW,
       )
       .option('--count <k>', 'how many peaks', (v) => parseIntOption(v, '--count', 1), 5),
   ).action(async (file: string, opts: PeaksCli) => {

@@ -4,7 +4,14 @@ import { parseColormap } from '../../engine/output/colormaps.js';
 import { colorize, encodePng } from '../../engine/output/image.js';
 import { npyHeader } from '../../engine/output/npy.js';
 import { openOutputFile } from '../../engine/output/atomic.js';
-import { frameCount, hopFor, spectrogramImage, spectrogramRows } from '../../engine/pipeline/spectrogram.js';
+import { hopFor, spectrogramImage, spectrogramRows } from '../../engine/pipeline/spectrogram.js';
+import {
+  DEFAULT_DB_RANGE,
+  DEFAULT_OVERLAP,
+  DEFAULT_WINDOW,
+  frameCount,
+  spectrumBins,
+} from '../../engine/protocol/shape.js';
 import { addFileOptions } from '../options.js';
 import {
   getBackend,
@@ -44,19 +51,16 @@ export function registerSpectrogram(program: Command): void {
         '--overlap <f>',
         'fraction of overlap between frames, 0 ≤ f < 1',
         (v) => parseNumber(v, '--overlap'),
-        0.75,
+        DEFAULT_OVERLAP,
       )
       .option(
         '--window <w>',
         'window (hann, hamming, blackman, blackmanharris, flattop, kaiser:BETA, rectangular)',
-        'hann',
+        DEFAULT_WINDOW,
       )
-      .option(
-        '--range <lo:hi>',
-        'dB range mapped onto the colormap',
-        (v) => parsePair(v, '--range'),
-        [-120, 0],
-      )
+      .option('--range <lo:hi>', 'dB range mapped onto the colormap', (v) => parsePair(v, '--range'), [
+        ...DEFAULT_DB_RANGE,
+      ])
       .option('--colormap <name>', 'viridis, inferno, magma, turbo or gray', 'viridis')
       .option('--width <px>', 'image width (default: frames, at most 1600)', (v) =>
         parseIntOption(v, '--width', 1),
@@ -115,7 +119,7 @@ export function registerSpectrogram(program: Command): void {
         const info = source.info;
         const hop = hopFor(opts.fft, opts.overlap);
         const frames = frameCount(info.samples ?? 0, opts.fft, hop);
-        const bins = info.complex ? opts.fft : Math.floor(opts.fft / 2) + 1;
+        const bins = spectrumBins(opts.fft, info.complex);
         if (frames === 0) {
           throw new InvalidArgumentError(
             `${file} holds fewer samples than one FFT frame (${opts.fft}); use a smaller --fft`,

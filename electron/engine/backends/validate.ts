@@ -1,6 +1,7 @@
 // Validation of the processor configurations every backend accepts (the contract of backend.ts), shared so
 // that each backend refuses the same bad arguments with the same message.
 import { InvalidArgumentError } from '../errors.js';
+import { SPECTRUM_FFT_SIZE_MAX, spectrumBins } from '../protocol/shape.js';
 import type { CorrelatorConfig, FirConfig, SpectrogramConfig } from './backend.js';
 
 export function checkInteger(what: string, value: unknown, min: number, max: number): void {
@@ -13,7 +14,7 @@ export function checkInteger(what: string, value: unknown, min: number, max: num
 export function validateSpectrogramConfig(config: SpectrogramConfig): void {
   if (typeof config !== 'object' || config === null)
     throw new InvalidArgumentError('spectrogram: config is required');
-  checkInteger('spectrogram: fft', config.fft, 1, 2 ** 24);
+  checkInteger('spectrogram: fft', config.fft, 1, SPECTRUM_FFT_SIZE_MAX);
   checkInteger('spectrogram: hop', config.hop, 1, Number.MAX_SAFE_INTEGER);
   if (!(config.window instanceof Float32Array) || config.window.length !== config.fft) {
     throw new InvalidArgumentError(
@@ -27,7 +28,7 @@ export function validateSpectrogramConfig(config: SpectrogramConfig): void {
   if (!Number.isFinite(sum) || sum === 0) {
     throw new InvalidArgumentError('spectrogram: the window must have finite values and a non-zero sum');
   }
-  const bins = config.complex ? config.fft : Math.floor(config.fft / 2) + 1;
+  const bins = spectrumBins(config.fft, config.complex);
   if (config.columns !== undefined) checkInteger('spectrogram: columns', config.columns, 1, bins);
   if (config.averaging !== undefined) {
     if (!(typeof config.averaging === 'number' && config.averaging > 0 && config.averaging <= 1)) {

@@ -14,6 +14,7 @@
 // when it lies within the main lobe (mainLobeHalfWidth bins) of a stronger peak.
 
 import { InvalidArgumentError } from '../errors.js';
+import { binFrequency, spectrumBins } from '../protocol/shape.js';
 import { DEFAULT_FLOOR_DB, powerToDb } from './levels.js';
 import { windowResponse, type WindowResponse } from './response.js';
 import type { WelchResult } from './welch.js';
@@ -104,7 +105,7 @@ export function findPeaks(spectrum: WelchResult, options: FindPeaksOptions): Pea
   }
   const { power, complex, window } = spectrum;
   const n = window.length;
-  const bins = complex ? n : Math.floor(n / 2) + 1;
+  const bins = spectrumBins(n, complex);
   if (n < 1 || power.length !== bins || spectrum.nperseg !== n) {
     throw new InvalidArgumentError(
       `spectrum is inconsistent: ${power.length} power values for a window of ${n} (${complex ? 'complex' : 'real'})`,
@@ -167,20 +168,19 @@ export function findPeaks(spectrum: WelchResult, options: FindPeaksOptions): Pea
 
   accepted.sort((x, y) => y.a2 - x.a2);
   const fs = spectrum.sampleRate;
-  const shift = Math.floor(n / 2);
   const out: Peak[] = [];
   for (const a of accepted.slice(0, count)) {
     if (a.a2 < minPower) continue;
     let frequency: number;
     if (complex) {
-      frequency = (a.p - shift) * spectrum.binWidth;
+      frequency = binFrequency(a.p, n, fs, true);
       if (frequency >= fs / 2) frequency -= fs;
       else if (frequency < -fs / 2) frequency += fs;
       if (spectrum.centerFrequency !== undefined) frequency += spectrum.centerFrequency;
     } else {
       let p = ((a.p % n) + n) % n;
       if (p > n / 2) p = n - p;
-      frequency = p * spectrum.binWidth;
+      frequency = binFrequency(p, n, fs, false);
     }
     out.push({ frequency, level: powerToDb(a.a2, DEFAULT_FLOOR_DB), bin: a.bin });
   }

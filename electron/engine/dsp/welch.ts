@@ -8,6 +8,14 @@
 
 import type { Backend } from '../backends/backend.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
+import {
+  binFrequencies,
+  binShift,
+  binWidth as binWidthOf,
+  DEFAULT_WINDOW,
+  spectrumBins,
+  WELCH_FFT_SIZE_MIN,
+} from '../protocol/shape.js';
 import { toFloat32, valuesPerFrame, type SampleBlock, type StreamFormat } from '../types.js';
 import { getWindow, type WindowSpec } from './windows.js';
 
@@ -51,8 +59,10 @@ const BATCH_VALUES = 1 << 21;
 
 function checkOptions(options: WelchOptions): { nperseg: number; noverlap: number } {
   const { nperseg } = options;
-  if (typeof nperseg !== 'number' || !Number.isInteger(nperseg) || nperseg < 8) {
-    throw new InvalidArgumentError(`FFT size (nperseg) must be an integer ≥ 8, got ${nperseg}`);
+  if (typeof nperseg !== 'number' || !Number.isInteger(nperseg) || nperseg < WELCH_FFT_SIZE_MIN) {
+    throw new InvalidArgumentError(
+      `FFT size (nperseg) must be an integer ≥ ${WELCH_FFT_SIZE_MIN}, got ${nperseg}`,
+    );
   }
   const noverlap = options.noverlap ?? Math.floor(nperseg / 2);
   if (typeof noverlap !== 'number' || !Number.isInteger(noverlap) || noverlap < 0 || noverlap >= nperseg) {
@@ -74,7 +84,7 @@ export async function welch(
   options: WelchOptions,
 ): Promise<WelchResult> {
   const { nperseg, noverlap } = checkOptions(options);
-  const window = getWindow(options.window ?? 'hann', nperseg);
+  const window = getWindow(options.window ?? DEFAULT_WINDOW, nperseg);
   let windowSum = 0;
   for (let i = 0; i < nperseg; i++) windowSum += window[i];
   const step = nperseg - noverlap;
@@ -141,7 +151,7 @@ export async function welch(
         }
         channels = [channelOption];
       }
-      bins = complex ? nperseg : Math.floor(nperseg / 2) + 1;
+      bins = spectrumBins(nperseg, complex);
       const perTransform = complex ? 2 * nperseg : nperseg;
       batchSlots = Math.max(
         channels.length,
@@ -221,7 +231,7 @@ export async function welch(
     const have = framesSeen;
     throw new InvalidArgumentError(
       `the signal has ${have} frame(s), fewer than the FFT size ${nperseg}: use a smaller --fft` +
-        (have >= 8 ? ` (at most ${have})` : ''),
+        (have >= WELCH_FFT_SIZE_MIN ? ` (at most ${have})` : ''),
     );
   }
 
@@ -229,16 +239,15 @@ export async function welch(
   const s2 = windowSum * windowSum;
   const fs = format.sampleRate;
   const power = new Float64Array(bins);
-  const frequencies = new Float64Array(bins);
-  const binWidth = fs / nperseg;
+  const frequencies = binFrequencies(nperseg, fs, complex);
+  const binWidth = binWidthOf(fs, nperseg);
   if (complex) {
     const scale = 1 / (s2 * count);
-    const shift = Math.floor(nperseg / 2);
+    const shift = binShift(nperseg, true);
     for (let k = 0; k < nperseg; k++) {
       // fftshift: output index k holds FFT bin (k − shift) mod N.
       const src = (k - shift + nperseg) % nperseg;
       power[k] = acc[src] * scale;
-      frequencies[k] = (k - shift) * binWidth;
     }
   } else {
     const interior = 4 / (s2 * count);
@@ -246,7 +255,6 @@ export async function welch(
     for (let k = 0; k < bins; k++) {
       const isEdge = k === 0 || (nperseg % 2 === 0 && k === nperseg / 2);
       power[k] = acc[k] * (isEdge ? edge : interior);
-      frequencies[k] = k * binWidth;
     }
   }
   const result: WelchResult = {

@@ -10,6 +10,7 @@
 // of the DC bin (and of the Nyquist bin for even n).
 
 import { InvalidArgumentError } from '../errors.js';
+import { spectrumBins } from '../protocol/shape.js';
 import { getFftPlan, type FftInput, type FftPlan } from './plan.js';
 import { scratch, SLOT_REAL } from './scratch.js';
 
@@ -31,7 +32,7 @@ class RealFftPlanImpl implements RealFftPlan {
   private readonly twiddles: Float64Array;
 
   constructor(readonly n: number) {
-    this.bins = Math.floor(n / 2) + 1;
+    this.bins = spectrumBins(n, false);
     const even = n % 2 === 0;
     this.half = even ? n / 2 : 0;
     this.complex = getFftPlan(even ? n / 2 : n);

@@ -15,6 +15,14 @@
 import { findPeaks, getWindow, type Peak, type WelchResult } from '../dsp/index.js';
 import { getFftPlan, getRealFftPlan, type FftPlan, type RealFftPlan } from '../fft/index.js';
 import { InvalidArgumentError } from '../errors.js';
+import {
+  binFrequencies,
+  binShift,
+  binWidth,
+  PEAK_COUNT_MAX,
+  spectrumBins,
+  WELCH_FFT_SIZE_MIN,
+} from '../protocol/shape.js';
 
 /** Least span of signal averaged per update (s). */
 export const PEAK_SPAN_SECONDS = 0.25;
@@ -59,8 +67,10 @@ export interface LivePeakSettings {
 }
 
 export function checkPeakSettings(s: Partial<LivePeakSettings>): void {
-  if (s.count !== undefined && !(Number.isInteger(s.count) && s.count >= 1 && s.count <= 16)) {
-    throw new InvalidArgumentError(`peak count must be an integer from 1 to 16, got ${s.count}`);
+  if (s.count !== undefined && !(Number.isInteger(s.count) && s.count >= 1 && s.count <= PEAK_COUNT_MAX)) {
+    throw new InvalidArgumentError(
+      `peak count must be an integer from 1 to ${PEAK_COUNT_MAX}, got ${s.count}`,
+    );
   }
   if (s.minLevelDb !== undefined && !(Number.isFinite(s.minLevelDb) && s.minLevelDb <= 0)) {
     throw new InvalidArgumentError(`peak floor must be a level in dBFS (≤ 0), got ${s.minLevelDb}`);
@@ -105,8 +115,8 @@ export class LivePeaks {
 
   constructor(o: LivePeaksOptions) {
     const { fft, hop, complex, sampleRate } = o;
-    if (!Number.isInteger(fft) || fft < 8) {
-      throw new InvalidArgumentError(`peaks need an FFT size ≥ 8, got ${fft}`);
+    if (!Number.isInteger(fft) || fft < WELCH_FFT_SIZE_MIN) {
+      throw new InvalidArgumentError(`peaks need an FFT size ≥ ${WELCH_FFT_SIZE_MIN}, got ${fft}`);
     }
     if (!Number.isInteger(hop) || hop < 1) throw new InvalidArgumentError(`hop must be ≥ 1, got ${hop}`);
     if (!(sampleRate > 0)) throw new InvalidArgumentError(`sample rate must be > 0, got ${sampleRate}`);
@@ -119,8 +129,8 @@ export class LivePeaks {
     this.settings = settings;
     this.fft = fft;
     this.complex = complex;
-    this.bins = complex ? fft : Math.floor(fft / 2) + 1;
-    this.binWidth = sampleRate / fft;
+    this.bins = spectrumBins(fft, complex);
+    this.binWidth = binWidth(sampleRate, fft);
     this.#w = complex ? 2 : 1;
 
     // The span: at least 250 ms and at least PEAK_MIN_SEGMENTS frames at the display's hop.
@@ -143,11 +153,8 @@ export class LivePeaks {
     this.#rplan = complex ? null : getRealFftPlan(fft);
     this.#cplan = complex ? getFftPlan(fft) : null;
 
-    const frequencies = new Float64Array(this.bins);
-    const shift = Math.floor(fft / 2);
-    for (let k = 0; k < this.bins; k++) frequencies[k] = (complex ? k - shift : k) * this.binWidth;
     this.#result = {
-      frequencies,
+      frequencies: binFrequencies(fft, sampleRate, complex),
       power: new Float64Array(this.bins),
       segments: 0,
       nperseg: fft,
@@ -240,7 +247,7 @@ export class LivePeaks {
     const power = r.power;
     const scale = this.#scaleInterior / count;
     if (this.complex) {
-      const shift = Math.floor(fft / 2);
+      const shift = binShift(fft, true);
       for (let k = 0; k < fft; k++) power[k] = acc[(k - shift + fft) % fft] * scale;
     } else {
       for (let k = 0; k < bins; k++) {

@@ -18,6 +18,7 @@ import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, PhasorError } from '../errors.js';
 import { analysisSchema, type Analysis, type EventMessage, type LiveInfo } from '../protocol/messages.js';
 import type { RowsMessage } from '../protocol/rows-codec.js';
+import { binRange, frameRate, frameStartTime, hopFromOverlap, spectrumBins } from '../protocol/shape.js';
 import type { StreamFormat } from '../types.js';
 import { liveBlockFrames } from '../sources/pace.js';
 import type { LiveBlock, LiveSource } from '../sources/live-source.js';
@@ -76,20 +77,16 @@ export function planAnalysis(analysis: Analysis, format: Pick<StreamFormat, 'com
     );
   }
   const { fft, overlap, columns } = a.data;
-  const hop = Math.max(1, Math.round(fft * (1 - overlap)));
+  const hop = hopFromOverlap(fft, overlap);
   const window = Float32Array.from(getWindow(a.data.window, fft));
-  const bins = format.complex ? fft : Math.floor(fft / 2) + 1;
+  const bins = spectrumBins(fft, format.complex);
   return { fft, hop, window, bins, width: Math.min(columns, bins), complex: format.complex };
 }
 
 /** Frequencies (Hz) of the first and last bin: 0…(bins−1)·fs/n for real input; fftshift order around the
  * centre (when known) for complex input. Column c covers bins [⌊c·bins/width⌋, ⌊(c+1)·bins/width⌋). */
 export function frequencyRange(plan: AnalysisPlan, format: StreamFormat): [number, number] {
-  const df = format.sampleRate / plan.fft;
-  if (!plan.complex) return [0, (plan.bins - 1) * df];
-  const shift = Math.floor(plan.fft / 2);
-  const c = format.centerFrequency ?? 0;
-  return [c - shift * df, c + (plan.fft - 1 - shift) * df];
+  return binRange(plan.fft, format.sampleRate, plan.complex, format.centerFrequency);
 }
 
 function median(values: number[]): number {
@@ -209,7 +206,7 @@ export class LiveSession {
       bins: plan.bins,
       width: plan.width,
       frequencyRange: frequencyRange(plan, f),
-      rowRate: f.sampleRate / plan.hop,
+      rowRate: frameRate(plan.hop, f.sampleRate),
       source: this.#o.source.label,
     };
     if (f.centerFrequency !== undefined) info.centerFrequency = f.centerFrequency;
@@ -398,7 +395,7 @@ export class LiveSession {
       count,
       width,
       captureTime,
-      streamTime: (stage.startFrame + r.firstFrame * stage.plan.hop) / this.#format.sampleRate,
+      streamTime: frameStartTime(r.firstFrame, stage.plan.hop, this.#format.sampleRate, stage.startFrame),
       rows: r.rows,
       peak,
     };

@@ -12,6 +12,13 @@ import {
 import { getFftPlan } from '../fft/plan.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
+import {
+  DEFAULT_OVERLAP,
+  DEFAULT_WINDOW,
+  frameCount,
+  hopFromOverlap,
+  spectrumBins,
+} from '../protocol/shape.js';
 
 export const benchOps = ['fft', 'rfft', 'spectrogram', 'fir', 'correlate'] as const;
 export type BenchOp = (typeof benchOps)[number];
@@ -156,7 +163,7 @@ async function benchOne(
     case 'rfft': {
       const batch = Math.max(1, Math.floor(total / size));
       const x = benchInput(size * batch, o.seed + size);
-      const bins = Math.floor(size / 2) + 1;
+      const bins = spectrumBins(size, false);
       const out = new Float32Array(2 * bins * batch);
       const ms = await timeIt(o.repeats, () => backend.rfft(x, size, { out }));
       const rows = referenceRows(size, batch);
@@ -182,9 +189,9 @@ async function benchOne(
       );
     }
     case 'spectrogram': {
-      const hop = Math.max(1, size / 4);
+      const hop = hopFromOverlap(size, DEFAULT_OVERLAP);
       const x = benchInput(total, o.seed + 1);
-      const window = Float32Array.from(getWindow('hann', size));
+      const window = Float32Array.from(getWindow(DEFAULT_WINDOW, size));
       let last: Float32Array = new Float32Array(0);
       const ms = await timeIt(o.repeats, async () => {
         const p = backend.createSpectrogram({ fft: size, hop, window, complex: false });
@@ -192,9 +199,9 @@ async function benchOne(
         p.dispose();
         last = r.rows;
       });
-      const frames = Math.floor((total - size) / hop) + 1;
+      const frames = frameCount(total, size, hop);
       // float64 reference of the first frames, compared as linear power
-      const bins = Math.floor(size / 2) + 1;
+      const bins = spectrumBins(size, false);
       const rows = Math.min(frames, 4);
       const plan = getFftPlan(size);
       const cx = new Float64Array(2 * size);

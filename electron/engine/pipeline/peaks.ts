@@ -4,6 +4,7 @@ import type { Backend } from '../backends/backend.js';
 import { findPeaks, welch } from '../dsp/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SampleSource } from '../sources/source.js';
+import { DEFAULT_WINDOW, SPECTRUM_FFT_SIZE_MAX, WELCH_FFT_SIZE_MIN } from '../protocol/shape.js';
 
 export interface PeaksOptions {
   /** Segment length, any n ≥ 8. Default: see defaultPeaksFft. */
@@ -23,10 +24,10 @@ export interface SpectralPeak {
 
 /** The smallest power of two with bins narrower than 1 Hz, limited to what the file holds (≥ 8). */
 export function defaultPeaksFft(sampleRate: number, samples: number | undefined): number {
-  let n = 8;
-  while (n < sampleRate && n < 1 << 24) n *= 2;
+  let n = WELCH_FFT_SIZE_MIN;
+  while (n < sampleRate && n < SPECTRUM_FFT_SIZE_MAX) n *= 2;
   if (samples !== undefined) {
-    while (n > 8 && n > samples) n /= 2;
+    while (n > WELCH_FFT_SIZE_MIN && n > samples) n /= 2;
   }
   return n;
 }
@@ -38,8 +39,8 @@ export async function analyzePeaks(
 ): Promise<{ peaks: SpectralPeak[]; fft: number; segments: number; binWidth: number }> {
   const { info } = source;
   const fft = options.fft ?? defaultPeaksFft(info.sampleRate, info.samples);
-  if (!Number.isInteger(fft) || fft < 8)
-    throw new InvalidArgumentError(`--fft must be a whole number ≥ 8, got ${fft}`);
+  if (!Number.isInteger(fft) || fft < WELCH_FFT_SIZE_MIN)
+    throw new InvalidArgumentError(`--fft must be a whole number ≥ ${WELCH_FFT_SIZE_MIN}, got ${fft}`);
   const count = options.count ?? 5;
   if (!Number.isInteger(count) || count < 1)
     throw new InvalidArgumentError(`--count must be a whole number ≥ 1, got ${count}`);
@@ -53,7 +54,7 @@ export async function analyzePeaks(
   })();
   const spectrum = await welch(backend, blocks, {
     nperseg: fft,
-    window: options.window ?? 'hann',
+    window: options.window ?? DEFAULT_WINDOW,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const peaks = findPeaks(spectrum, { count }).map((p) => ({ frequency: p.frequency, level: p.level }));

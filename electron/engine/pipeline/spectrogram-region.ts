@@ -16,11 +16,20 @@ import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import type { StreamFormat } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
-import { frameCount, hopFor } from './spectrogram.js';
+import {
+  binFrequency,
+  binWidth,
+  DEFAULT_FILE_OVERLAP,
+  DEFAULT_WINDOW,
+  FFT_SIZE_MIN,
+  FILE_FFT_SIZE_MAX,
+  frameColumns,
+  frameCount,
+  spectrumBins,
+  streamBand,
+} from '../protocol/shape.js';
+import { hopFor } from './spectrogram.js';
 
-/** Frame lengths the default choice stays within. */
-export const MIN_REGION_FFT = 16;
-export const MAX_REGION_FFT = 1 << 20;
 /** Floor of the image (dBFS): what a pixel holds when every frame it covers is silent. */
 export const REGION_FLOOR_DB = -300;
 
@@ -67,9 +76,7 @@ export interface RegionImage {
 
 /** The frequencies a stream's spectrum spans: [0, fs/2] for real input, centre ± fs/2 for I/Q. */
 export function fullBand(format: StreamFormat): [number, number] {
-  if (!format.complex) return [0, format.sampleRate / 2];
-  const c = format.centerFrequency ?? 0;
-  return [c - format.sampleRate / 2, c + format.sampleRate / 2];
+  return streamBand(format.sampleRate, format.complex, format.centerFrequency);
 }
 
 /** The band asked for, clamped to the stream's; throws when nothing of it is left. */
@@ -91,21 +98,14 @@ function pow2Floor(n: number): number {
 
 /**
  * The default frame length: the smallest power of two giving the band at least `height` bins, within
- * [MIN_REGION_FFT, MAX_REGION_FFT], and no longer than the range (the largest power of two that fits).
+ * [FFT_SIZE_MIN, FILE_FFT_SIZE_MAX], and no longer than the range (the largest power of two that fits).
  */
 export function regionFft(bandHz: number, sampleRate: number, height: number, rangeFrames: number): number {
   const want = Math.ceil((height * sampleRate) / bandHz);
-  let n = 2 ** Math.ceil(Math.log2(Math.max(MIN_REGION_FFT, want)));
-  n = Math.min(n, MAX_REGION_FFT);
+  let n = 2 ** Math.ceil(Math.log2(Math.max(FFT_SIZE_MIN, want)));
+  n = Math.min(n, FILE_FFT_SIZE_MAX);
   if (n > rangeFrames) n = pow2Floor(Math.max(1, rangeFrames));
   return n;
-}
-
-/** Columns [x0, x1) that frame f of `frames` covers in an image `width` wide (every column is covered). */
-export function frameColumns(f: number, frames: number, width: number): [number, number] {
-  const x0 = Math.floor((f * width) / frames);
-  const x1 = Math.max(x0 + 1, Math.floor(((f + 1) * width) / frames));
-  return [x0, Math.min(x1, width)];
 }
 
 /**
@@ -118,9 +118,9 @@ export function rowBins(
   band: [number, number],
   height: number,
 ): { k0: Int32Array; k1: Int32Array; bandBins: number } {
-  const df = format.sampleRate / fft;
-  const bins = format.complex ? fft : Math.floor(fft / 2) + 1;
-  const origin = format.complex ? (format.centerFrequency ?? 0) - Math.floor(fft / 2) * df : 0;
+  const df = binWidth(format.sampleRate, fft);
+  const bins = spectrumBins(fft, format.complex);
+  const origin = binFrequency(0, fft, format.sampleRate, format.complex, format.centerFrequency);
   const index = (f: number): number => (f - origin) / df;
   const clamp = (k: number): number => Math.min(bins - 1, Math.max(0, k));
   const [fLow, fHigh] = band;
@@ -161,9 +161,9 @@ export async function spectrogramRegion(
   checkChannel(channel, info, info.path);
   const { start, end } = resolveRange({ start: options.start ?? 0, end: options.end }, info.samples);
   const length = end - start;
-  if (length < MIN_REGION_FFT) {
+  if (length < FFT_SIZE_MIN) {
     throw new InvalidArgumentError(
-      `the range ${start} … ${end} holds ${length} frames: a spectrogram needs at least ${MIN_REGION_FFT}`,
+      `the range ${start} … ${end} holds ${length} frames: a spectrogram needs at least ${FFT_SIZE_MIN}`,
     );
   }
   const band = resolveBand(info, options.fLow, options.fHigh);
@@ -174,7 +174,7 @@ export async function spectrogramRegion(
       `fft ${fft} is longer than the range (${length} frames): choose a shorter fft or a longer range`,
     );
   }
-  const hop = hopFor(fft, options.overlap ?? 0.5);
+  const hop = hopFor(fft, options.overlap ?? DEFAULT_FILE_OVERLAP);
   const frames = frameCount(length, fft, hop);
   const { k0, k1, bandBins } = rowBins(info, fft, band, height);
 
@@ -183,7 +183,7 @@ export async function spectrogramRegion(
   const processor = backend.createSpectrogram({
     fft,
     hop,
-    window: Float32Array.from(getWindow(options.window ?? 'hann', fft)),
+    window: Float32Array.from(getWindow(options.window ?? DEFAULT_WINDOW, fft)),
     complex: info.complex,
   });
   let done = 0;

@@ -6,6 +6,14 @@ import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import type { SampleSource } from '../sources/source.js';
 import type { LevelImage } from '../output/image.js';
+import {
+  DEFAULT_OVERLAP,
+  DEFAULT_WINDOW,
+  frameColumns,
+  frameCount,
+  hopFromOverlap,
+  spectrumBins,
+} from '../protocol/shape.js';
 import { channelOf, checkChannel } from './channels.js';
 
 export interface SpectrogramOptions {
@@ -24,22 +32,18 @@ export interface SpectrogramOptions {
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
 }
 
-export function hopFor(fft: number, overlap = 0.75): number {
+/** The hop for an overlap given by a user (checked to lie in [0, 1)). */
+export function hopFor(fft: number, overlap = DEFAULT_OVERLAP): number {
   if (!(overlap >= 0 && overlap < 1)) {
     throw new InvalidArgumentError(`--overlap must be at least 0 and below 1, got ${overlap}`);
   }
-  return Math.max(1, Math.round(fft * (1 - overlap)));
+  return hopFromOverlap(fft, overlap);
 }
 
 export function checkFftSize(n: number, min = 1): void {
   if (!Number.isInteger(n) || n < min) {
     throw new InvalidArgumentError(`--fft must be a whole number ≥ ${min}, got ${n}`);
   }
-}
-
-/** Frames a stream of `samples` samples gives: floor((samples − fft) / hop) + 1, or 0 when too short. */
-export function frameCount(samples: number, fft: number, hop: number): number {
-  return samples < fft ? 0 : Math.floor((samples - fft) / hop) + 1;
 }
 
 /** Yields the spectrogram rows of one channel of a source, in order, as the backend completes them. */
@@ -54,7 +58,7 @@ export async function* spectrogramRows(
   const hop = options.hop ?? hopFor(fft, options.overlap);
   const channel = options.channel ?? 0;
   checkChannel(channel, info, info.path);
-  const window = Float32Array.from(getWindow(options.window ?? 'hann', fft));
+  const window = Float32Array.from(getWindow(options.window ?? DEFAULT_WINDOW, fft));
   const processor = backend.createSpectrogram({
     fft,
     hop,
@@ -109,7 +113,7 @@ export async function spectrogramImage(
       `${info.path ?? 'the input'} holds ${info.samples} samples, fewer than one FFT frame (${options.fft}); use a smaller --fft`,
     );
   }
-  const bins = info.complex ? options.fft : Math.floor(options.fft / 2) + 1;
+  const bins = spectrumBins(options.fft, info.complex);
   const width = options.width ?? Math.min(frames, 1600);
   const height = options.height ?? Math.min(bins, 800);
   for (const [name, v] of [
@@ -134,8 +138,7 @@ export async function spectrogramImage(
     for (let i = 0; i < r.count; i++) {
       const f = r.firstFrame + i;
       if (f >= frames) break;
-      const x0 = Math.floor((f * width) / frames);
-      const x1 = Math.max(x0 + 1, Math.floor(((f + 1) * width) / frames));
+      const [x0, x1] = frameColumns(f, frames, width);
       const row = r.rows.subarray(i * r.width, (i + 1) * r.width);
       for (let d = 0; d < columns; d++) {
         const v = row[d];

@@ -10,6 +10,21 @@
 //                      { type: 'event', event, data }            and   binary rows (rows-codec.ts)
 
 import { z } from 'zod';
+import {
+  COLUMNS_MAX,
+  DEFAULT_AVERAGING,
+  DEFAULT_COLUMNS,
+  DEFAULT_FFT,
+  DEFAULT_FILE_OVERLAP,
+  DEFAULT_OVERLAP,
+  DEFAULT_WINDOW,
+  FFT_SIZE_MIN,
+  FILE_FFT_SIZE_MAX,
+  LIVE_FFT_SIZE_MAX,
+  OVERLAP_MAX,
+  PEAK_COUNT_MAX,
+  SPECTRUM_FFT_SIZE_MAX,
+} from './shape.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -17,25 +32,25 @@ export const PROTOCOL_VERSION = 1;
 // Live analysis settings
 
 export const analysisSchema = z.object({
-  /** Frame length: any n from 16 to 262144 (not only powers of two). */
-  fft: z.number().int().min(16).max(262144),
+  /** Frame length: any n from FFT_SIZE_MIN to LIVE_FFT_SIZE_MAX (not only powers of two). */
+  fft: z.number().int().min(FFT_SIZE_MIN).max(LIVE_FFT_SIZE_MAX),
   /** Fraction of a frame shared with the next one. */
-  overlap: z.number().min(0).max(0.95),
+  overlap: z.number().min(0).max(OVERLAP_MAX),
   /** Window spec: hann, hamming, blackman, blackmanharris, flattop, rectangular, kaiser:BETA. */
   window: z.string().min(1).max(32),
   /** Exponential average weight of a new frame for the average trace, in (0, 1]. */
   averaging: z.number().gt(0).max(1),
   /** Display columns wanted (the engine reduces bins to at most this many, by max). */
-  columns: z.number().int().min(1).max(16384),
+  columns: z.number().int().min(1).max(COLUMNS_MAX),
 });
 export type Analysis = z.infer<typeof analysisSchema>;
 
 export const defaultAnalysis: Analysis = {
-  fft: 2048,
-  overlap: 0.75,
-  window: 'hann',
-  averaging: 0.1,
-  columns: 2048,
+  fft: DEFAULT_FFT,
+  overlap: DEFAULT_OVERLAP,
+  window: DEFAULT_WINDOW,
+  averaging: DEFAULT_AVERAGING,
+  columns: DEFAULT_COLUMNS,
 };
 
 /**
@@ -272,7 +287,7 @@ export const requestSchemas = {
    * markers are hidden, so the engine does no work for them), how many, and the least level. */
   setPeaks: z.object({
     enabled: z.boolean(),
-    count: z.number().int().min(1).max(16).optional(),
+    count: z.number().int().min(1).max(PEAK_COUNT_MAX).optional(),
     /** dBFS; peaks below are left out (besides those less than 15 dB above the spectrum's median). */
     minLevelDb: z.number().min(-300).max(0).optional(),
   }),
@@ -296,14 +311,9 @@ export const requestSchemas = {
     fLow: hz.optional(),
     fHigh: hz.optional(),
     /** Frame length; default chosen from the band and the height. */
-    fft: z
-      .number()
-      .int()
-      .min(16)
-      .max(1 << 20)
-      .optional(),
-    overlap: z.number().min(0).max(0.95).default(0.5),
-    window: z.string().min(1).max(32).default('hann'),
+    fft: z.number().int().min(FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
+    overlap: z.number().min(0).max(OVERLAP_MAX).default(DEFAULT_FILE_OVERLAP),
+    window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
     width: z.number().int().min(1).max(8192),
     height: z.number().int().min(1).max(4096),
     channel: z.number().int().min(0).max(1023).default(0),
@@ -345,16 +355,7 @@ export const requestSchemas = {
   runBench: z.object({
     backends: z.array(z.string().min(1).max(32)).min(1).max(8),
     ops: z.array(z.enum(['fft', 'rfft', 'spectrogram', 'fir', 'correlate'])).min(1),
-    sizes: z
-      .array(
-        z
-          .number()
-          .int()
-          .min(1)
-          .max(1 << 24),
-      )
-      .max(64)
-      .optional(),
+    sizes: z.array(z.number().int().min(1).max(SPECTRUM_FFT_SIZE_MAX)).max(64).optional(),
     samples: z
       .number()
       .int()
@@ -463,14 +464,10 @@ export const peaksEventSchema = z.strictObject({
   /** Stream time (s since the session started) of the newest sample analysed. */
   streamTime: z.number().min(0).max(1e12),
   /** FFT size of the spectra (the session's analysis). */
-  fft: z
-    .number()
-    .int()
-    .min(1)
-    .max(1 << 24),
+  fft: z.number().int().min(1).max(SPECTRUM_FFT_SIZE_MAX),
   /** sampleRate / fft (Hz): the labels' resolution. */
   binWidth: z.number().positive().max(1e12),
-  /** Strongest first (at most 16); empty when nothing stands out of the noise. */
+  /** Strongest first (at most PEAK_COUNT_MAX); empty when nothing stands out of the noise. */
   peaks: z
     .array(
       z.strictObject({
@@ -480,7 +477,7 @@ export const peaksEventSchema = z.strictObject({
         level: z.number().min(-400).max(400),
       }),
     )
-    .max(16),
+    .max(PEAK_COUNT_MAX),
   /** Engine time (ms) the update took, on the CPU. */
   computeMs: z.number().min(0).max(1e9),
 });

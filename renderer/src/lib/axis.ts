@@ -3,7 +3,10 @@
 //
 // Terms: a row has `width` columns spanning the extent [e0, e1] uniformly (the bins' centres run from f0 to
 // f1, so the extent is half a bin wider at each end). The axis shows [f0, f1] (log: from the first column
-// above 0 Hz). A view is the fraction [a, b] of the axis (in axis units) that the plot shows.
+// above 0 Hz). A view is the fraction [a, b] of the axis (in axis units) that the plot shows. Which bins
+// the engine reduced into a column is the protocol's columnBins.
+
+import { columnBins } from '../../../electron/engine/protocol/shape.js';
 
 export interface FrequencyAxis {
   /** Frequencies of the first and last bin (Hz). */
@@ -77,12 +80,6 @@ export function frequencyToScreen(axis: FrequencyAxis, view: View, f: number): n
 /** Continuous column coordinate of frequency f (column c spans [c, c+1)). */
 export function frequencyToColumn(axis: FrequencyAxis, f: number): number {
   return ((f - axis.e0) / (axis.e1 - axis.e0)) * axis.width;
-}
-
-/** First and one-past-last bin that the engine reduced into column c (as its spectrogram does). */
-export function columnBins(c: number, bins: number, width: number): [number, number] {
-  if (width >= bins) return [c, c + 1];
-  return [Math.floor((c * bins) / width), Math.floor(((c + 1) * bins) / width)];
 }
 
 /** Frequency of the middle of column c's bins; fractional columns interpolate between neighbours. */

@@ -4,6 +4,13 @@
 // the plot: x from the left (t0) and y from the top (f1).
 
 import type { Annotation, FileInfo } from '../../../electron/engine/protocol/messages.js';
+import {
+  FFT_SIZE_MIN,
+  FILE_FFT_SIZE_MAX,
+  OVERLAP_MAX,
+  overlapFromHop,
+  streamBand,
+} from '../../../electron/engine/protocol/shape.js';
 
 export interface Region {
   /** Seconds from the start of the file. */
@@ -26,13 +33,8 @@ export type FileShape = Pick<FileInfo, 'sampleRate' | 'samples' | 'complex' | 'c
 
 /** The whole file: all of its time, and the band its samples can hold. */
 export function fileBounds(info: FileShape): Region {
-  const fs = info.sampleRate;
-  const duration = info.samples / fs;
-  if (info.complex) {
-    const c = info.centerFrequency ?? 0;
-    return { t0: 0, t1: duration, f0: c - fs / 2, f1: c + fs / 2 };
-  }
-  return { t0: 0, t1: duration, f0: 0, f1: fs / 2 };
+  const [f0, f1] = streamBand(info.sampleRate, info.complex, info.centerFrequency);
+  return { t0: 0, t1: info.samples / info.sampleRate, f0, f1 };
 }
 
 /** Smallest spans zoom may reach: 32 samples in time, 1/50000 of the band in frequency. */
@@ -284,9 +286,12 @@ export function chooseAnalysis(
   // A real frame of n samples has n/2 bins over the band, a complex one n.
   const forFrequency = ((info.complex ? 1 : 2) * Math.max(1, height)) / bandFraction;
   const forTime = Math.max(64, (8 * frames) / Math.max(1, width));
-  const want = Math.min(forFrequency, forTime, frames, 1 << 20);
-  const fft = Math.max(16, Math.min(1 << 20, 2 ** Math.round(Math.log2(Math.max(16, want)))));
+  const want = Math.min(forFrequency, forTime, frames, FILE_FFT_SIZE_MAX);
+  const fft = Math.max(
+    FFT_SIZE_MIN,
+    Math.min(FILE_FFT_SIZE_MAX, 2 ** Math.round(Math.log2(Math.max(FFT_SIZE_MIN, want)))),
+  );
   const hopWanted = frames / Math.max(1, width);
-  const overlap = Math.min(0.95, Math.max(0.5, 1 - hopWanted / fft));
+  const overlap = Math.min(OVERLAP_MAX, Math.max(0.5, overlapFromHop(fft, hopWanted)));
   return { fft, overlap: Math.round(overlap * 1000) / 1000 };
 }

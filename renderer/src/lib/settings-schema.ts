@@ -3,14 +3,17 @@
 // falls back to its default on its own (so one bad value does not cost the user every other setting).
 
 import { z } from 'zod';
+import { defaultAnalysis } from '../../../electron/engine/protocol/messages.js';
+import {
+  DEFAULT_DB_RANGE,
+  FFT_SIZE_MIN,
+  LIVE_FFT_SIZE_MAX,
+  OVERLAP_MAX,
+} from '../../../electron/engine/protocol/shape.js';
 import { colormapNames, type ColormapName } from './colormap.js';
 
 export const SETTINGS_KEY = 'phasor.settings';
 export const SETTINGS_VERSION = 1;
-
-/** Limits of the FFT size input (the protocol accepts 16…262144). */
-export const FFT_MIN = 16;
-export const FFT_MAX = 262144;
 
 export type ParamValue = string | number | boolean;
 
@@ -34,13 +37,14 @@ export interface Settings {
 }
 
 export function defaultSettings(): Settings {
+  const { fft, overlap, window, averaging } = defaultAnalysis;
   return {
-    fft: 2048,
-    overlap: 0.75,
-    window: 'hann',
-    averaging: 0.1,
-    dbMin: -120,
-    dbMax: 0,
+    fft,
+    overlap,
+    window,
+    averaging,
+    dbMin: DEFAULT_DB_RANGE[0],
+    dbMax: DEFAULT_DB_RANGE[1],
     colormap: 'viridis',
     logFrequency: false,
     showCurrent: true,
@@ -55,8 +59,8 @@ export function defaultSettings(): Settings {
 const paramValue = z.union([z.string().max(4096), z.number().refine(Number.isFinite), z.boolean()]);
 
 const fieldSchemas: { [K in keyof Settings]: z.ZodType<Settings[K]> } = {
-  fft: z.number().int().min(FFT_MIN).max(FFT_MAX),
-  overlap: z.number().min(0).max(0.95),
+  fft: z.number().int().min(FFT_SIZE_MIN).max(LIVE_FFT_SIZE_MAX),
+  overlap: z.number().min(0).max(OVERLAP_MAX),
   window: z.string().min(1).max(32),
   averaging: z.number().gt(0).max(1),
   dbMin: z.number().min(-400).max(100),

@@ -1,6 +1,8 @@
 // Levels (dB) of a file spectrogram to colours: an automatic level range that suits the image, and the
 // lookup of each level in a 256-entry RGBA colormap.
 
+import { DEFAULT_DB_RANGE } from '../../../electron/engine/protocol/shape.js';
+
 /** Level range for an image: from a low percentile (the noise floor) to its maximum, 20–140 dB wide. */
 export function autoLevels(data: Float32Array): [number, number] {
   const step = Math.max(1, Math.floor(data.length / 65536));
@@ -12,7 +14,7 @@ export function autoLevels(data: Float32Array): [number, number] {
     if (v > hi) hi = v;
     if (i % step === 0) sample.push(v);
   }
-  if (!Number.isFinite(hi) || sample.length === 0) return [-120, 0];
+  if (!Number.isFinite(hi) || sample.length === 0) return [...DEFAULT_DB_RANGE];
   sample.sort((a, b) => a - b);
   let lo = sample[Math.floor(0.02 * (sample.length - 1))];
   lo = Math.max(lo, hi - 140);

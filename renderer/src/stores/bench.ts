@@ -9,6 +9,7 @@ import type {
   BenchResult,
   BenchRowInfo,
 } from '../../../electron/engine/protocol/messages.js';
+import { SPECTRUM_FFT_SIZE_MAX } from '../../../electron/engine/protocol/shape.js';
 import { benchToCsv, benchToJson, compareRuns, parseBenchFile, withSpeedups } from '../lib/bench-io.js';
 import { createTask } from '../lib/task.js';
 import { useConnectionStore } from './connection.js';
@@ -43,7 +44,8 @@ export function parseSizes(text: string): number[] | string {
     if (pow) v = 2 ** Number(pow[1]);
     else if (k) v = Math.round(Number(k[1]) * 1024);
     else v = Number(p);
-    if (!Number.isInteger(v) || v < 1 || v > 1 << 24) return `"${p}" is not a size from 1 to 16777216`;
+    if (!Number.isInteger(v) || v < 1 || v > SPECTRUM_FFT_SIZE_MAX)
+      return `"${p}" is not a size from 1 to ${SPECTRUM_FFT_SIZE_MAX}`;
     if (!out.includes(v)) out.push(v);
   }
   if (out.length > 64) return 'at most 64 sizes';

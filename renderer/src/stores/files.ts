@@ -6,6 +6,12 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw, watch } from 'vue';
 import type { FileInfo, MethodParams } from '../../../electron/engine/protocol/messages.js';
+import {
+  DEFAULT_DB_RANGE,
+  DEFAULT_WINDOW,
+  FFT_SIZE_MIN,
+  FILE_FFT_SIZE_MAX,
+} from '../../../electron/engine/protocol/shape.js';
 import { chooseFile, hasNativeDialog, pathForFile } from '../lib/bridge.js';
 import {
   fileBounds,
@@ -57,13 +63,20 @@ export interface FileDisplay {
 export const FILE_DISPLAY_KEY = 'phasor.fileDisplay';
 
 function loadDisplay(): FileDisplay {
-  const d: FileDisplay = { window: 'hann', fft: 0, autoLevels: true, dbMin: -120, dbMax: 0 };
+  const d: FileDisplay = {
+    window: DEFAULT_WINDOW,
+    fft: 0,
+    autoLevels: true,
+    dbMin: DEFAULT_DB_RANGE[0],
+    dbMax: DEFAULT_DB_RANGE[1],
+  };
   try {
     const o = JSON.parse(localStorage.getItem(FILE_DISPLAY_KEY) ?? 'null') as Partial<FileDisplay> | null;
     if (o && typeof o === 'object') {
       if (typeof o.window === 'string' && o.window.length > 0 && o.window.length <= 32) d.window = o.window;
       if (typeof o.autoLevels === 'boolean') d.autoLevels = o.autoLevels;
-      if (Number.isInteger(o.fft) && (o.fft === 0 || (o.fft! >= 16 && o.fft! <= 1 << 20))) d.fft = o.fft!;
+      if (Number.isInteger(o.fft) && (o.fft === 0 || (o.fft! >= FFT_SIZE_MIN && o.fft! <= FILE_FFT_SIZE_MAX)))
+        d.fft = o.fft!;
       if (Number.isFinite(o.dbMin) && Number.isFinite(o.dbMax) && o.dbMin! < o.dbMax!) {
         d.dbMin = o.dbMin!;
         d.dbMax = o.dbMax!;
