@@ -32,6 +32,7 @@ import {
   LIVE_FFT_SIZE_MAX,
   OVERLAP_MAX,
   overlapFromHop,
+  responseFrequency,
   spectrumBins,
   streamBand,
 } from '../../electron/engine/protocol/shape.js';
@@ -114,6 +115,16 @@ describe('bin frequencies', () => {
     expect(streamBand(48000, false, 1e6)).toEqual([0, 24000]);
     expect(streamBand(2e6, true)).toEqual([-1e6, 1e6]);
     expect(streamBand(2e6, true, 100e6)).toEqual([99e6, 101e6]);
+  });
+
+  it('a filter response grid runs from 0 to fs/2 in equal steps', () => {
+    const fs = 44100;
+    const points = 7;
+    const grid = Array.from({ length: points }, (_, i) => responseFrequency(i, points, fs));
+    expect(grid[0]).toBe(0);
+    expect(grid[points - 1]).toBe(fs / 2);
+    for (let i = 1; i < points; i++) expect(grid[i] - grid[i - 1]).toBeCloseTo(fs / 2 / (points - 1), 9);
+    expect(responseFrequency(0, 1, fs)).toBe(0);
   });
 });
 

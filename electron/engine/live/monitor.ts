@@ -7,6 +7,7 @@
 import { findPeaks, welch } from '../dsp/index.js';
 import { InvalidArgumentError, PhasorError, type WarningHandler } from '../errors.js';
 import { defaultAnalysis, type Analysis } from '../protocol/messages.js';
+import { WELCH_FFT_SIZE_MIN } from '../protocol/shape.js';
 import { defaultPeaksFft, type SpectralPeak } from '../pipeline/peaks.js';
 import type { SampleBlock, StreamFormat } from '../types.js';
 import { Engine } from './engine.js';
@@ -104,9 +105,9 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
     const rate = format.sampleRate;
     const target = Math.max(1, Math.round(duration * rate));
     const nperseg = count > 0 ? (options.fft ?? defaultPeaksFft(rate, target)) : undefined;
-    if (nperseg !== undefined && (nperseg < 8 || nperseg > target)) {
+    if (nperseg !== undefined && (nperseg < WELCH_FFT_SIZE_MIN || nperseg > target)) {
       throw new InvalidArgumentError(
-        `--fft ${nperseg} needs at least ${nperseg} frames (${(nperseg / rate).toFixed(3)} s) but --duration gives ${target}: use a longer duration or a smaller --fft (≥ 8)`,
+        `--fft ${nperseg} needs at least ${nperseg} frames (${(nperseg / rate).toFixed(3)} s) but --duration gives ${target}: use a longer duration or a smaller --fft (≥ ${WELCH_FFT_SIZE_MIN})`,
       );
     }
     const analysis: Analysis = {

@@ -7,6 +7,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { firResponse, firwin, formatWindow, kaiserord, parseWindow, unwrapPhase } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import type { FilterDesignResult, FilterKind } from '../protocol/messages.js';
+import { responseFrequency } from '../protocol/shape.js';
 
 export interface DesignParams {
   kind: FilterKind;
@@ -93,7 +94,7 @@ export async function designFilter(p: DesignParams, signal?: AbortSignal): Promi
     throw new InvalidArgumentError(`points must be a whole number ≥ 2, got ${points}`);
   }
   const frequencies = new Float64Array(points);
-  for (let i = 0; i < points; i++) frequencies[i] = (i * (p.fs / 2)) / (points - 1);
+  for (let i = 0; i < points; i++) frequencies[i] = responseFrequency(i, points, p.fs);
   const magnitudeDb = new Float64Array(points);
   const phase = new Float64Array(points);
   const groupDelay = new Float64Array(points);

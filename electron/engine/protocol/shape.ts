@@ -166,3 +166,8 @@ export function streamBand(sampleRate: number, complex: boolean, centre = 0): [n
   if (!complex) return [0, sampleRate / 2];
   return [centre - sampleRate / 2, centre + sampleRate / 2];
 }
+
+/** Frequency i of a filter response drawn at `points` frequencies from 0 to fs/2 inclusive. */
+export function responseFrequency(i: number, points: number, fs: number): number {
+  return points > 1 ? (i * (fs / 2)) / (points - 1) : 0;
+}

@@ -13,6 +13,7 @@ import { openSource } from '../io/index.js';
 import type { LiveSource } from './live-source.js';
 import { pacedSource } from './pace.js';
 import type { AudioDevice, SourceField, SourceKind, SourceParams } from '../protocol/messages.js';
+import { streamBand } from '../protocol/shape.js';
 import { createGenerator, type ChirpSpec } from './generator.js';
 import { listMicrophones, openMicrophone, probeMicrophone } from './mic.js';
 
@@ -119,8 +120,7 @@ const generatorSchema = z
     noise: z.number().min(-200).max(0).default(-80),
   })
   .superRefine((p, ctx) => {
-    const lo = p.complex ? -p.sampleRate / 2 : 0;
-    const hi = p.sampleRate / 2;
+    const [lo, hi] = streamBand(p.sampleRate, p.complex);
     const check = (name: string, f: number): void => {
       if (f < lo || f > hi) {
         ctx.addIssue({

@@ -3,6 +3,7 @@
 // (τ = Re(Σ n·h[n]·e^(−jωn) / Σ h[n]·e^(−jωn))). Float64 throughout; O(taps × points).
 
 import type { FilterResponse } from '../../../electron/engine/protocol/messages.js';
+import { responseFrequency } from '../../../electron/engine/protocol/shape.js';
 
 export function tapsResponse(taps: readonly number[], fs: number, points = 1024): FilterResponse {
   const frequencies: number[] = [];
@@ -11,7 +12,7 @@ export function tapsResponse(taps: readonly number[], fs: number, points = 1024)
   const groupDelay: number[] = [];
   const n = taps.length;
   for (let k = 0; k < points; k++) {
-    const f = points > 1 ? (k * fs) / 2 / (points - 1) : 0;
+    const f = responseFrequency(k, points, fs);
     const w = (2 * Math.PI * f) / fs;
     // Rotate e^(−jωn) by multiplication (re-seeded every 1024 taps so rounding stays small).
     let re = 0;
