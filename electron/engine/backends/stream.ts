@@ -9,7 +9,14 @@
 
 import { InvalidArgumentError } from '../errors.js';
 import { isRawSamples, toFloat32 } from '../types.js';
-import type { DeviceArray, ProcessorInput } from './backend.js';
+import { spectrumBins } from '../protocol/shape.js';
+import type {
+  CorrelatorConfig,
+  DeviceArray,
+  FirConfig,
+  ProcessorInput,
+  SpectrogramConfig,
+} from './backend.js';
 
 /** Values (not samples) in a processor input: a Float32Array, a DeviceArray or raw integer samples. */
 export function inputLength(input: ProcessorInput): number {
@@ -37,6 +44,50 @@ export function firFrames(values: number, lanes: number): number {
     );
   }
   return values / lanes;
+}
+
+/** A spectrogram's settings with their defaults: bins per frame, values per row, lowest level (dB). */
+export function spectrogramSettings(config: SpectrogramConfig): {
+  bins: number;
+  width: number;
+  floorDb: number;
+  peakHold: boolean;
+} {
+  const bins = spectrumBins(config.fft, config.complex);
+  return {
+    bins,
+    width: config.columns ?? bins,
+    floorDb: config.floorDb ?? -300,
+    peakHold: config.peakHold === true,
+  };
+}
+
+/** Interleaved real streams a FIR filter runs: each channel, and I and Q of a complex one. */
+export function firLanes(config: FirConfig): number {
+  return config.channels * (config.complex ? 2 : 1);
+}
+
+/** The FIR method once 'auto' is resolved by the backend's switch point (direct up to that many taps). */
+export function firMethod(config: FirConfig, directMaxTaps: number): 'direct' | 'overlap-save' {
+  const method = config.method ?? 'auto';
+  if (method !== 'auto') return method;
+  return config.taps.length <= directMaxTaps ? 'direct' : 'overlap-save';
+}
+
+/** A correlator's settings with their defaults: template length (samples), scores wanted, peaks, radius. */
+export function correlatorSettings(config: CorrelatorConfig): {
+  templateLength: number;
+  scores: boolean;
+  peaks: number;
+  peakRadius: number;
+} {
+  const templateLength = config.template.length / (config.complex ? 2 : 1);
+  return {
+    templateLength,
+    scores: config.scores === true,
+    peaks: config.peaks ?? 0,
+    peakRadius: config.peakRadius ?? Math.floor(templateLength / 2),
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import { overlapSaveSize } from './fir.js';
 import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32, LagCursor, channelSamples } from '../stream.js';
+import { GrowableF32, LagCursor, channelSamples, correlatorSettings } from '../stream.js';
 
 /**
  * Templates up to this length are correlated directly, longer ones through the FFT. Measured with
@@ -53,7 +53,8 @@ export class CpuCorrelator implements Correlator {
     validateCorrelatorConfig(config);
     this.complex = config.complex;
     const vps = this.complex ? 2 : 1;
-    const M = config.template.length / vps;
+    const settings = correlatorSettings(config);
+    const M = settings.templateLength;
     this.templateLength = M;
     this.direct = M <= CORR_DIRECT_MAX_LENGTH;
     const shared = exec.pool !== null;
@@ -62,9 +63,9 @@ export class CpuCorrelator implements Correlator {
     let e = 0;
     for (const v of this.template) e += v * v;
     this.templateNorm = Math.sqrt(e);
-    this.wantScores = config.scores === true;
-    this.peakCount = config.peaks ?? 0;
-    this.peakRadius = config.peakRadius ?? Math.floor(M / 2);
+    this.wantScores = settings.scores;
+    this.peakCount = settings.peaks;
+    this.peakRadius = settings.peakRadius;
     if (this.direct) {
       this.size = 0;
       this.segment = 0;

@@ -13,7 +13,7 @@ import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { FirDirectJob, FirOverlapSaveJob, Job } from './kernels.js';
-import { FirCursor, GrowableF32, firFrames } from '../stream.js';
+import { FirCursor, GrowableF32, firFrames, firLanes, firMethod } from '../stream.js';
 
 /**
  * 'auto' uses direct form up to this many taps and overlap-save above. Measured with
@@ -62,10 +62,8 @@ export class CpuFir implements FirFilter {
   ) {
     validateFirConfig(config);
     this.numtaps = config.taps.length;
-    this.lanes = config.channels * (config.complex ? 2 : 1);
-    const method = config.method ?? 'auto';
-    this.method =
-      method === 'auto' ? (this.numtaps <= FIR_DIRECT_MAX_TAPS ? 'direct' : 'overlap-save') : method;
+    this.lanes = firLanes(config);
+    this.method = firMethod(config, FIR_DIRECT_MAX_TAPS);
     const shared = exec.pool !== null;
     this.taps = exec.f64(this.numtaps, shared);
     this.taps.set(config.taps);

@@ -8,8 +8,7 @@ import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, Spectrogr
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { SpectrogramJob } from './kernels.js';
-import { spectrumBins } from '../../protocol/shape.js';
-import { FrameCursor, GrowableF32, channelSamples, levelNorm } from '../stream.js';
+import { FrameCursor, GrowableF32, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
 
 export class CpuSpectrogram implements SpectrogramProcessor {
   readonly bins: number;
@@ -42,11 +41,13 @@ export class CpuSpectrogram implements SpectrogramProcessor {
     this.hop = config.hop <= 0x7fffffff ? config.hop | 0 : config.hop;
     this.complex = config.complex;
     this.cursor = new FrameCursor(this.n, this.hop);
-    this.bins = spectrumBins(this.n, this.complex);
-    this.width = config.columns ?? this.bins;
-    this.floorDb = config.floorDb ?? -300;
+    ({
+      bins: this.bins,
+      width: this.width,
+      floorDb: this.floorDb,
+      peakHold: this.peakHold,
+    } = spectrogramSettings(config));
     this.alpha = config.averaging;
-    this.peakHold = config.peakHold === true;
     const shared = exec.pool !== null;
     this.window = exec.f64(this.n, shared);
     this.window.set(config.window);

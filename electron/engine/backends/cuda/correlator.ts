@@ -3,7 +3,6 @@
 // peak search stay on the device.
 
 import { validateCorrelatorConfig } from '../validate.js';
-import { InvalidArgumentError } from '../../errors.js';
 import type {
   CorrelationChunk,
   CorrelationPeak,
@@ -11,34 +10,32 @@ import type {
   CorrelatorConfig,
   ProcessorInput,
 } from '../backend.js';
-import { LagCursor, channelSamples, inputLength } from '../stream.js';
+import { LagCursor, channelSamples, correlatorSettings } from '../stream.js';
 import type { NativeCorrelator } from './addon.js';
-import { type CudaDevice, ignore } from './device.js';
+import { type CudaDevice, CudaProcessor } from './device.js';
 
 const EMPTY = new Float32Array(0);
 
-export class CudaCorrelator implements Correlator {
+export class CudaCorrelator extends CudaProcessor implements Correlator {
   readonly templateLength: number;
   /** Lags per overlap-save segment (0: direct correlation, every complete lag is returned). */
   readonly segment: number;
+  protected readonly native: NativeCorrelator;
   private readonly complex: boolean;
-  private readonly native: NativeCorrelator;
   private readonly cursor: LagCursor;
   private readonly wantScores: boolean;
   private readonly peakCount: number;
   private readonly peakRadius: number;
-  private disposed = false;
 
-  constructor(
-    private readonly device: CudaDevice,
-    config: CorrelatorConfig,
-  ) {
+  constructor(device: CudaDevice, config: CorrelatorConfig) {
+    super(device, 'correlate');
     validateCorrelatorConfig(config);
     this.complex = config.complex;
-    this.templateLength = config.template.length / (config.complex ? 2 : 1);
-    this.wantScores = config.scores === true;
-    this.peakCount = config.peaks ?? 0;
-    this.peakRadius = config.peakRadius ?? Math.floor(this.templateLength / 2);
+    const settings = correlatorSettings(config);
+    this.templateLength = settings.templateLength;
+    this.wantScores = settings.scores;
+    this.peakCount = settings.peaks;
+    this.peakRadius = settings.peakRadius;
     const plan = device.ctx.osPlan(this.templateLength, !config.complex, true);
     this.segment = plan.direct ? 0 : plan.segment;
     this.cursor = new LagCursor(this.templateLength, this.segment);
@@ -50,16 +47,13 @@ export class CudaCorrelator implements Correlator {
   }
 
   async process(input: ProcessorInput): Promise<CorrelationChunk> {
-    if (this.disposed) throw new InvalidArgumentError('correlate: used after dispose()');
-    this.device.alive();
-    const x = this.device.nativeInput(input, 'correlate input');
-    const samples = channelSamples('correlate', inputLength(input), this.complex);
-    return this.compute(x.data, x.offset, x.scale, this.cursor.push(samples));
+    const x = this.input(input);
+    const ready = this.cursor.push(channelSamples('correlate', x.values, this.complex));
+    return this.compute(x.data, x.offset, x.scale, ready);
   }
 
   async flush(): Promise<CorrelationChunk> {
-    if (this.disposed) throw new InvalidArgumentError('correlate: used after dispose()');
-    this.device.alive();
+    this.usable();
     const chunk = this.compute(EMPTY, 0, 1, this.cursor.flush());
     this.reset();
     return chunk;
@@ -94,12 +88,6 @@ export class CudaCorrelator implements Correlator {
 
   reset(): void {
     this.cursor.reset();
-    if (!this.disposed) this.native.reset().catch(ignore);
-  }
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.native.dispose().catch(ignore);
+    this.resetNative();
   }
 }

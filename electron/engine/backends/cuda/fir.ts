@@ -2,11 +2,10 @@
 // which output frames a block makes ready; the kept history and the filter spectrum stay on the device.
 
 import { validateFirConfig } from '../validate.js';
-import { InvalidArgumentError } from '../../errors.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
-import { FirCursor, firFrames, inputLength } from '../stream.js';
+import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
 import type { NativeFir } from './addon.js';
-import { type CudaDevice, ignore } from './device.js';
+import { type CudaDevice, CudaProcessor } from './device.js';
 
 /** 'auto' FIR filters use the direct form up to this many taps. Measured on an H200 (2^26 real samples,
  * bench/cuda/run.mjs, 2026-11-23): overlap-save with 256-point segments was faster at every length from 1
@@ -16,26 +15,21 @@ export const CUDA_FIR_DIRECT_MAX_TAPS = 0;
 
 const EMPTY = new Float32Array(0);
 
-export class CudaFir implements FirFilter {
+export class CudaFir extends CudaProcessor implements FirFilter {
   readonly numtaps: number;
   readonly method: 'direct' | 'overlap-save';
   /** Overlap-save: outputs per segment (segments are aligned to absolute frames). */
   readonly segment: number;
+  protected readonly native: NativeFir;
   private readonly lanes: number;
-  private readonly native: NativeFir;
   private readonly cursor: FirCursor;
-  private disposed = false;
 
-  constructor(
-    private readonly device: CudaDevice,
-    config: FirConfig,
-  ) {
+  constructor(device: CudaDevice, config: FirConfig) {
+    super(device, 'fir');
     validateFirConfig(config);
-    const method = config.method ?? 'auto';
     this.numtaps = config.taps.length;
-    this.lanes = config.channels * (config.complex ? 2 : 1);
-    this.method =
-      method === 'auto' ? (this.numtaps <= CUDA_FIR_DIRECT_MAX_TAPS ? 'direct' : 'overlap-save') : method;
+    this.lanes = firLanes(config);
+    this.method = firMethod(config, CUDA_FIR_DIRECT_MAX_TAPS);
     let size = 0;
     this.segment = 0;
     if (this.method === 'overlap-save') {
@@ -58,16 +52,13 @@ export class CudaFir implements FirFilter {
   }
 
   async process(input: ProcessorInput): Promise<Float32Array> {
-    if (this.disposed) throw new InvalidArgumentError('fir: used after dispose()');
-    this.device.alive();
-    const x = this.device.nativeInput(input, 'fir input');
-    const frames = firFrames(inputLength(input), this.lanes);
-    return this.run(x.data, x.offset, x.scale, this.cursor.push(frames));
+    const x = this.input(input);
+    const ready = this.cursor.push(firFrames(x.values, this.lanes));
+    return this.run(x.data, x.offset, x.scale, ready);
   }
 
   async flush(): Promise<Float32Array> {
-    if (this.disposed) throw new InvalidArgumentError('fir: used after dispose()');
-    this.device.alive();
+    this.usable();
     const out = this.run(EMPTY, 0, 1, this.cursor.flush());
     this.reset();
     return out;
@@ -87,12 +78,6 @@ export class CudaFir implements FirFilter {
 
   reset(): void {
     this.cursor.reset();
-    if (!this.disposed) this.native.reset().catch(ignore);
-  }
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.native.dispose().catch(ignore);
+    this.resetNative();
   }
 }
