@@ -75,6 +75,19 @@ export interface Backend extends BackendDescription {
   dispose(): Promise<void>;
 }
 
+/** Whether a backend can run here, and why not. */
+export type Availability =
+  | { available: true; device: string; details?: Record<string, string | number> }
+  | { available: false; reason: string };
+
+/** How a backend is found and made: the registry lists these, the failover walks a chain of them. */
+export interface BackendProvider {
+  readonly name: BackendName;
+  /** Cheap check whether the backend can run here; never throws. */
+  probe(): Promise<Availability>;
+  create(): Promise<Backend>;
+}
+
 /** What processors accept: floats on the host, data already on the device, or raw integers. */
 export type ProcessorInput = ArrayInput | RawSamples;
 

@@ -1,18 +1,19 @@
 // Hands work to the next backend when one fails while running, so no block is lost.
 //
 // A backend that throws BackendFailedError (a CUDA sticky error, a lost WebGPU device…) is disposed and the
-// next available one (the CPU last) redoes the call. Stateful processors keep, on the host, just enough of
-// their recent input to rebuild their state on the new backend: the last numtaps−1 frames plus any held
-// back for a FIR filter, the samples of the frames not yet complete for a spectrogram, the samples of the
-// lags not yet returned for a correlator. Every failover is reported through the warning handler: a
-// fallback is never silent. Errors other than BackendFailedError (bad arguments, cancellation) propagate.
+// next available one (the CPU last) redoes the call. Stateful processors keep, on the host (a HostTail of
+// ./stream.ts), just enough of their recent input to rebuild their state on the new backend: from the
+// keepFrom of the same cursor the backends use, i.e. the last numtaps−1 frames plus any held back for a FIR
+// filter, the samples of the frames not yet complete for a spectrogram, the samples of the lags not yet
+// returned for a correlator. Every failover is reported through the warning handler: a fallback is never
+// silent. Errors other than BackendFailedError (bad arguments, cancellation) propagate.
 
 import { BackendFailedError, type WarningHandler } from '../errors.js';
-import { inputLength, isRawSamples, toFloat32, type RawSamples } from '../types.js';
 import type {
   ArrayInput,
   Backend,
   BackendName,
+  BackendProvider,
   CorrelationChunk,
   Correlator,
   CorrelatorConfig,
@@ -25,7 +26,7 @@ import type {
   SpectrogramRows,
   TransformOptions,
 } from './backend.js';
-import type { BackendProvider } from './registry.js';
+import { FirCursor, HostTail, LagCursor, inputLength } from './stream.js';
 
 export class FailoverBackend implements Backend {
   private current: Backend;
@@ -165,76 +166,12 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/**
- * The recent input of a stream kept on the host, as float32 values: values [start, end) of the stream.
- * `keepFrom` drops what is no longer needed. Device-resident input cannot be kept (failover then fails).
- */
-class HostTail {
-  private buf = new Float32Array(0);
-  private len = 0;
-  start = 0; // stream position (values) of buf[0]
-  hostOnly = true;
-
-  get end(): number {
-    return this.start + this.len;
-  }
-
-  /** Appends the next input and forgets every value before stream position keepFrom. */
-  append(input: ProcessorInput, keepFrom: number): void {
-    const n = inputLength(input as Float32Array);
-    const newEnd = this.end + n;
-    if (!(input instanceof Float32Array) && !isRawSamples(input)) {
-      this.hostOnly = false; // device-resident: nothing to keep
-      this.start = newEnd;
-      this.len = 0;
-      return;
-    }
-    const from = Math.min(Math.max(keepFrom, this.start), newEnd);
-    const keep = newEnd - from;
-    const oldKeep = Math.max(0, this.end - from);
-    const oldFrom = this.len - oldKeep;
-    let next = this.buf;
-    if (keep > this.buf.length) {
-      next = new Float32Array(Math.max(keep, 2 * this.buf.length));
-      next.set(this.buf.subarray(oldFrom, this.len), 0);
-    } else if (oldFrom > 0) {
-      next.copyWithin(0, oldFrom, this.len);
-    }
-    const newPart = keep - oldKeep;
-    if (newPart > 0) {
-      const src =
-        input instanceof Float32Array
-          ? input.subarray(n - newPart)
-          : toFloat32(rawSlice(input as RawSamples, n - newPart));
-      next.set(src, oldKeep);
-    }
-    this.buf = next;
-    this.len = keep;
-    this.start = from;
-  }
-
-  clear(): void {
-    this.start = 0;
-    this.len = 0;
-  }
-
-  /** Values [from, end) as a fresh array. */
-  slice(from: number): Float32Array {
-    return this.buf.slice(from - this.start, this.len);
-  }
-}
-
-function rawSlice(input: RawSamples, from: number): RawSamples {
-  return { data: input.data.subarray(from), offset: input.offset, scale: input.scale };
-}
-
 class FailoverFir implements FirFilter {
   private inner: FirFilter;
   private owner: Backend;
   private readonly vpf: number; // float values per frame
-  private readonly history: number; // frames of history the filter needs
-  private totalIn = 0;
-  private totalOut = 0;
+  /** Frames pushed and returned (the inner filter's segments are its own: only the counts are used). */
+  private readonly cursor: FirCursor;
   private discard = 0; // values of output still to drop after a rebuild
   private readonly tail = new HostTail();
 
@@ -245,7 +182,7 @@ class FailoverFir implements FirFilter {
     this.owner = failover.active;
     this.inner = this.owner.createFir(config);
     this.vpf = config.channels * (config.complex ? 2 : 1);
-    this.history = config.taps.length - 1;
+    this.cursor = new FirCursor(config.taps.length, 0);
   }
 
   get numtaps(): number {
@@ -255,7 +192,7 @@ class FailoverFir implements FirFilter {
     return this.inner.method;
   }
   get pending(): number {
-    return this.totalIn - this.totalOut;
+    return this.cursor.pending;
   }
 
   process(input: ProcessorInput): Promise<Float32Array> {
@@ -264,14 +201,15 @@ class FailoverFir implements FirFilter {
 
   async flush(): Promise<Float32Array> {
     const out = await this.step(null, (f) => f.flush());
-    this.totalIn = this.totalOut = 0;
+    this.cursor.reset();
     this.tail.clear();
     return out;
   }
 
   reset(): void {
     this.inner.reset();
-    this.totalIn = this.totalOut = this.discard = 0;
+    this.cursor.reset();
+    this.discard = 0;
     this.tail.clear();
   }
 
@@ -287,12 +225,9 @@ class FailoverFir implements FirFilter {
     for (;;) {
       try {
         const out = this.take(await op(this.inner));
-        if (input) {
-          const frames = inputLength(input as Float32Array) / this.vpf;
-          this.totalIn += frames;
-          this.tail.append(input, (this.totalOut + out.length / this.vpf - this.history) * this.vpf);
-        }
-        this.totalOut += out.length / this.vpf;
+        if (input) this.cursor.push(inputLength(input) / this.vpf);
+        this.cursor.produce(out.length / this.vpf);
+        if (input) this.tail.append(input, this.cursor.keepFrom * this.vpf);
         return concat(replayed, out);
       } catch (err) {
         if (!(err instanceof BackendFailedError) || !this.tail.hostOnly) throw err;
@@ -306,10 +241,10 @@ class FailoverFir implements FirFilter {
   private async rebuild(): Promise<Float32Array> {
     this.owner = this.failover.active;
     this.inner = this.owner.createFir(this.config);
-    const from = Math.max(0, this.totalOut - this.history);
-    this.discard = (this.totalOut - from) * this.vpf;
+    const from = Math.max(0, this.cursor.keepFrom);
+    this.discard = (this.cursor.next - from) * this.vpf;
     const out = this.take(await this.inner.process(this.tail.slice(from * this.vpf)));
-    this.totalOut += out.length / this.vpf;
+    this.cursor.produce(out.length / this.vpf);
     return out;
   }
 
@@ -390,8 +325,9 @@ class FailoverCorrelator implements Correlator {
   private inner: Correlator;
   private owner: Backend;
   private readonly vps: number;
-  private lags = 0; // lags returned
-  private lagOffset = 0;
+  /** Lags returned (the inner correlator's segments are its own: only the count is used). */
+  private readonly cursor: LagCursor;
+  private lagOffset = 0; // lag index of the inner correlator's lag 0
   private readonly tail = new HostTail();
 
   constructor(
@@ -401,6 +337,7 @@ class FailoverCorrelator implements Correlator {
     this.owner = failover.active;
     this.inner = this.owner.createCorrelator(config);
     this.vps = config.complex ? 2 : 1;
+    this.cursor = new LagCursor(this.inner.templateLength, 0);
   }
 
   get templateLength(): number {
@@ -413,14 +350,16 @@ class FailoverCorrelator implements Correlator {
 
   async flush(): Promise<CorrelationChunk> {
     const chunk = await this.step(null, (c) => c.flush());
-    this.lags = this.lagOffset = 0;
+    this.cursor.reset();
+    this.lagOffset = 0;
     this.tail.clear();
     return chunk;
   }
 
   reset(): void {
     this.inner.reset();
-    this.lags = this.lagOffset = 0;
+    this.cursor.reset();
+    this.lagOffset = 0;
     this.tail.clear();
   }
 
@@ -436,17 +375,17 @@ class FailoverCorrelator implements Correlator {
     for (;;) {
       try {
         const chunk = this.shift(await op(this.inner));
-        this.lags = chunk.startLag + chunk.count;
-        if (input) this.tail.append(input, this.lags * this.vps);
+        this.cursor.take(chunk.count);
+        if (input) this.tail.append(input, this.cursor.keepFrom * this.vps);
         return replayed ? joinChunks(replayed, chunk) : chunk;
       } catch (err) {
         if (!(err instanceof BackendFailedError) || !this.tail.hostOnly) throw err;
         await this.failover.advance(this.owner, err);
         this.owner = this.failover.active;
         this.inner = this.owner.createCorrelator(this.config);
-        this.lagOffset = this.lags;
-        replayed = this.shift(await this.inner.process(this.tail.slice(this.lags * this.vps)));
-        this.lags = replayed.startLag + replayed.count;
+        this.lagOffset = this.cursor.next;
+        replayed = this.shift(await this.inner.process(this.tail.slice(this.cursor.keepFrom * this.vps)));
+        this.cursor.take(replayed.count);
       }
     }
   }

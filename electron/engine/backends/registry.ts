@@ -3,21 +3,12 @@
 
 import * as osModule from 'node:os';
 import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } from '../errors.js';
-import type { Backend, BackendName } from './backend.js';
+import type { Availability, Backend, BackendName, BackendProvider } from './backend.js';
 import { FailoverBackend } from './failover.js';
 import { createCpuBackend } from './cpu/index.js';
 import { createCudaBackend, probeCuda } from './cuda/index.js';
 
-export type Availability =
-  | { available: true; device: string; details?: Record<string, string | number> }
-  | { available: false; reason: string };
-
-export interface BackendProvider {
-  readonly name: BackendName;
-  /** Cheap check whether the backend can run here; never throws. */
-  probe(): Promise<Availability>;
-  create(): Promise<Backend>;
-}
+export type { Availability, BackendProvider } from './backend.js';
 
 const notBuilt = (name: BackendName, why: string): BackendProvider => ({
   name,

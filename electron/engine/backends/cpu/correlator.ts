@@ -2,7 +2,7 @@
 //   score[lag] = |Σ x[lag+k]·conj(t[k])| / (‖t‖·‖x[lag … lag+M)‖), 0 where an energy is 0,
 // lags as scipy.signal.correlate(x, t, mode='valid'). Short templates are correlated directly; long ones by
 // overlap-save with the conjugate template spectrum, in segments of S = L − M + 1 lags aligned to absolute
-// lags, so results are bit-identical whatever the block sizes.
+// lags (the lag cursor of ../stream.ts), so results are bit-identical whatever the block sizes.
 
 import { validateCorrelatorConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -18,7 +18,7 @@ import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import { overlapSaveSize } from './fir.js';
 import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32 } from './util.js';
+import { GrowableF32, LagCursor, channelSamples, correlatorSettings } from '../stream.js';
 
 /**
  * Templates up to this length are correlated directly, longer ones through the FFT. Measured with
@@ -41,11 +41,9 @@ export class CpuCorrelator implements Correlator {
   private readonly wantScores: boolean;
   private readonly peakCount: number;
   private readonly peakRadius: number;
-  /** Signal values from absolute sample `bufStart`. */
+  private readonly cursor: LagCursor;
+  /** Signal values from sample cursor.keepFrom on. */
   private readonly buffer = new GrowableF32();
-  private bufStart = 0;
-  private pushed = 0;
-  private nextLag = 0;
   private disposed = false;
 
   constructor(
@@ -55,7 +53,8 @@ export class CpuCorrelator implements Correlator {
     validateCorrelatorConfig(config);
     this.complex = config.complex;
     const vps = this.complex ? 2 : 1;
-    const M = config.template.length / vps;
+    const settings = correlatorSettings(config);
+    const M = settings.templateLength;
     this.templateLength = M;
     this.direct = M <= CORR_DIRECT_MAX_LENGTH;
     const shared = exec.pool !== null;
@@ -64,9 +63,9 @@ export class CpuCorrelator implements Correlator {
     let e = 0;
     for (const v of this.template) e += v * v;
     this.templateNorm = Math.sqrt(e);
-    this.wantScores = config.scores === true;
-    this.peakCount = config.peaks ?? 0;
-    this.peakRadius = config.peakRadius ?? Math.floor(M / 2);
+    this.wantScores = settings.scores;
+    this.peakCount = settings.peaks;
+    this.peakRadius = settings.peakRadius;
     if (this.direct) {
       this.size = 0;
       this.segment = 0;
@@ -84,38 +83,32 @@ export class CpuCorrelator implements Correlator {
       for (let i = 1; i < spec.length; i += 2) spec[i] = -spec[i];
       this.spectrum = spec;
     }
+    this.cursor = new LagCursor(M, this.segment);
   }
 
   process(input: ProcessorInput): Promise<CorrelationChunk> {
     if (this.disposed) return Promise.reject(new InvalidArgumentError('correlate: used after dispose()'));
     let x: Float32Array;
+    let samples: number;
     try {
       x = this.exec.samples(input, 'correlate input');
-      if (this.complex && x.length % 2 !== 0) {
-        throw new InvalidArgumentError(
-          `correlate: complex input must hold interleaved I/Q pairs (an even number of values, got ${x.length})`,
-        );
-      }
+      samples = channelSamples('correlate', x.length, this.complex);
     } catch (err) {
       return Promise.reject(err);
     }
     this.buffer.append(x, 0);
-    this.pushed += x.length / (this.complex ? 2 : 1);
-    const complete = this.pushed - this.templateLength + 1 - this.nextLag;
-    const ready = this.direct ? complete : Math.floor(Math.max(0, complete) / this.segment) * this.segment;
-    return this.compute(ready);
+    return this.compute(this.cursor.push(samples));
   }
 
   flush(): Promise<CorrelationChunk> {
     if (this.disposed) return Promise.reject(new InvalidArgumentError('correlate: used after dispose()'));
-    const rest = this.pushed - this.templateLength + 1 - this.nextLag;
-    const result = this.compute(Math.max(0, rest));
+    const result = this.compute(this.cursor.flush());
     this.reset();
     return result;
   }
 
   private compute(lags: number): Promise<CorrelationChunk> {
-    const startLag = this.nextLag;
+    const startLag = this.cursor.next;
     if (lags <= 0) {
       const empty: CorrelationChunk = { startLag, count: 0, peaks: [] };
       if (this.wantScores) empty.scores = new Float32Array(0);
@@ -136,15 +129,15 @@ export class CpuCorrelator implements Correlator {
       cost = segments * (2 * fftCost(this.size) + 12 * this.size);
     }
     const shared = this.exec.shared(cost);
-    const from = (startLag - this.bufStart) * vps;
-    const available = Math.min(samples * vps, this.buffer.length - from);
+    // The buffer starts at the next lag's window (cursor.keepFrom).
+    const available = Math.min(samples * vps, this.buffer.length);
     let input: Float32Array;
     if (shared || available < samples * vps) {
       input = this.exec.stagingF32(samples * vps, shared);
-      input.set(this.buffer.view(from, available));
+      input.set(this.buffer.view(0, available));
       // Padding past the available samples must be zeros; a reused staging buffer holds old data.
       input.fill(0, available);
-    } else input = this.buffer.view(from, samples * vps);
+    } else input = this.buffer.view(0, samples * vps);
     const scores = this.exec.stagingF32(lags, shared);
     const job: Job = this.direct
       ? ({
@@ -170,12 +163,8 @@ export class CpuCorrelator implements Correlator {
         } satisfies CorrOverlapSaveJob);
     // Inline jobs run synchronously here, before the buffer below is trimmed.
     const run = this.exec.run(job, tasks, shared);
-    this.nextLag += lags;
-    const keep = this.nextLag;
-    if (keep > this.bufStart) {
-      this.buffer.drop((keep - this.bufStart) * vps);
-      this.bufStart = keep;
-    }
+    this.cursor.take(lags);
+    this.buffer.drop((this.cursor.keepFrom - startLag) * vps);
     return run.then(() => {
       const s = shared ? scores.slice() : scores;
       this.exec.release(input, scores);
@@ -191,9 +180,7 @@ export class CpuCorrelator implements Correlator {
 
   reset(): void {
     this.buffer.clear();
-    this.bufStart = 0;
-    this.pushed = 0;
-    this.nextLag = 0;
+    this.cursor.reset();
   }
 
   dispose(): void {

@@ -1,10 +1,10 @@
 // Streaming FIR filter of the CPU backend: y = scipy.signal.lfilter(taps, 1, x) per lane (each channel, and
 // I and Q of a complex channel, are independent real streams).
 //
-// Direct form returns every frame pushed. Overlap-save works in segments of S = L − M + 1 output frames
-// aligned to absolute stream positions (segment j is frames [j·S, (j+1)·S)); a segment is computed once all
-// its input has arrived, and flush() computes the last partial one. Every output value is therefore the same
-// computation on the same data whatever the block sizes: results are bit-identical.
+// The FIR cursor of ../stream.ts decides which output frames a block makes ready (every frame for direct
+// form; whole overlap-save segments of S = L − M + 1 frames aligned to absolute frames, the last partial
+// one at flush), so every output value is the same computation on the same data whatever the block sizes:
+// results are bit-identical. The input from the cursor's keepFrom on is kept in a host buffer.
 
 import { validateFirConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -13,7 +13,7 @@ import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { FirDirectJob, FirOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32 } from './util.js';
+import { FirCursor, GrowableF32, firFrames, firLanes, firMethod } from '../stream.js';
 
 /**
  * 'auto' uses direct form up to this many taps and overlap-save above. Measured with
@@ -51,11 +51,9 @@ export class CpuFir implements FirFilter {
   private readonly size: number;
   private readonly segment: number;
   private readonly spectrum: Float64Array | null;
-  /** Input values from absolute frame `bufStart` (which starts at −(M−1): the zero initial state). */
+  private readonly cursor: FirCursor;
+  /** Input values from frame cursor.keepFrom on (before frame 0: the zero initial state). */
   private readonly buffer = new GrowableF32();
-  private bufStart = 0;
-  private pushed = 0;
-  private produced = 0;
   private disposed = false;
 
   constructor(
@@ -64,10 +62,8 @@ export class CpuFir implements FirFilter {
   ) {
     validateFirConfig(config);
     this.numtaps = config.taps.length;
-    this.lanes = config.channels * (config.complex ? 2 : 1);
-    const method = config.method ?? 'auto';
-    this.method =
-      method === 'auto' ? (this.numtaps <= FIR_DIRECT_MAX_TAPS ? 'direct' : 'overlap-save') : method;
+    this.lanes = firLanes(config);
+    this.method = firMethod(config, FIR_DIRECT_MAX_TAPS);
     const shared = exec.pool !== null;
     this.taps = exec.f64(this.numtaps, shared);
     this.taps.set(config.taps);
@@ -83,44 +79,36 @@ export class CpuFir implements FirFilter {
       this.segment = 0;
       this.spectrum = null;
     }
+    this.cursor = new FirCursor(this.numtaps, this.segment);
     this.reset();
   }
 
   get pending(): number {
-    return this.pushed - this.produced;
+    return this.cursor.pending;
   }
 
   process(input: ProcessorInput): Promise<Float32Array> {
     if (this.disposed) return Promise.reject(new InvalidArgumentError('fir: used after dispose()'));
     let x: Float32Array;
+    let frames: number;
     try {
       x = this.exec.samples(input, 'fir input');
-      if (x.length % this.lanes !== 0) {
-        throw new InvalidArgumentError(
-          `fir: input length ${x.length} is not a whole number of frames of ${this.lanes} values`,
-        );
-      }
+      frames = firFrames(x.length, this.lanes);
     } catch (err) {
       return Promise.reject(err);
     }
     this.buffer.append(x, 0);
-    this.pushed += x.length / this.lanes;
-    const ready =
-      this.method === 'direct'
-        ? this.pushed - this.produced
-        : Math.floor((this.pushed - this.produced) / this.segment) * this.segment;
-    return this.compute(ready, false);
+    return this.compute(this.cursor.push(frames), false);
   }
 
   flush(): Promise<Float32Array> {
     if (this.disposed) return Promise.reject(new InvalidArgumentError('fir: used after dispose()'));
-    const rest = this.pushed - this.produced;
-    const result = this.compute(rest, true);
+    const result = this.compute(this.cursor.flush(), true);
     this.reset();
     return result;
   }
 
-  /** Computes output frames [produced, produced + frames); `pad` zero-fills a partial last segment. */
+  /** Computes the next `frames` output frames; `pad` zero-fills a partial last segment. */
   private compute(frames: number, pad: boolean): Promise<Float32Array> {
     if (frames <= 0) return Promise.resolve(new Float32Array(0));
     const V = this.lanes;
@@ -139,16 +127,16 @@ export class CpuFir implements FirFilter {
       cost = segments * Math.ceil(V / 2) * (2 * fftCost(this.size) + 8 * this.size);
     }
     const shared = this.exec.shared(cost);
-    const from = (this.produced - (M - 1) - this.bufStart) * V;
-    const available = Math.min(inputFrames * V, this.buffer.length - from);
+    // The buffer starts at the history of the next output frame (cursor.keepFrom).
+    const available = Math.min(inputFrames * V, this.buffer.length);
     let input: Float32Array;
     if (shared || available < inputFrames * V) {
       input = this.exec.stagingF32(inputFrames * V, shared);
-      input.set(this.buffer.view(from, available));
+      input.set(this.buffer.view(0, available));
       // Padding past the available frames must be zeros; a reused staging buffer holds old data.
       input.fill(0, available);
       if (!pad && available < inputFrames * V) throw new Error('fir: internal error, segment incomplete');
-    } else input = this.buffer.view(from, inputFrames * V);
+    } else input = this.buffer.view(0, inputFrames * V);
     const output = this.exec.stagingF32(frames * V, shared);
     if (this.method === 'direct') {
       job = {
@@ -174,12 +162,9 @@ export class CpuFir implements FirFilter {
     }
     // Inline jobs run synchronously here, before the buffer below is trimmed.
     const run = this.exec.run(job, tasks, shared);
-    this.produced += frames;
-    const keep = this.produced - (M - 1);
-    if (keep > this.bufStart) {
-      this.buffer.drop((keep - this.bufStart) * V);
-      this.bufStart = keep;
-    }
+    const keptFrom = this.cursor.keepFrom;
+    this.cursor.produce(frames);
+    this.buffer.drop((this.cursor.keepFrom - keptFrom) * V);
     return run.then(
       () => {
         const result = shared ? output.slice() : output;
@@ -196,9 +181,7 @@ export class CpuFir implements FirFilter {
   reset(): void {
     this.buffer.clear();
     this.buffer.appendZeros((this.numtaps - 1) * this.lanes);
-    this.bufStart = -(this.numtaps - 1);
-    this.pushed = 0;
-    this.produced = 0;
+    this.cursor.reset();
   }
 
   dispose(): void {

@@ -6,6 +6,7 @@
 // All arithmetic is float64; inputs and outputs are float32.
 
 import { getFftPlan, getRealFftPlan } from '../../fft/index.js';
+import { spectrumBins } from '../../protocol/shape.js';
 
 // ------------------------------------------------------------------------------------------------
 // Job descriptions
@@ -195,7 +196,7 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
     rows,
     linear,
   } = job;
-  const bins = complex ? n : (n >> 1) + 1;
+  const bins = spectrumBins(n, complex);
   const x = buf(0, complex ? 2 * n : n);
   const spec = buf(1, 2 * bins);
   const power = buf(2, bins);
@@ -306,7 +307,7 @@ function runFirOverlapSave(job: FirOverlapSaveJob, start: number, end: number): 
       const spec = buf(2, L + 2);
       for (let i = 0; i < L; i++) r[i] = input[(f0 + i) * lanes + v];
       rplan.forward(r, spec);
-      multiply(spec, H, (L >> 1) + 1);
+      multiply(spec, H, rplan.bins);
       rplan.inverse(spec, r);
       for (let i = 0; i < count; i++) output[(f0 + i) * lanes + v] = r[M - 1 + i];
     }
@@ -396,7 +397,7 @@ function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number)
       for (let i = 0; i < L; i++) r[i] = x[l0 + i];
       const rplan = getRealFftPlan(L);
       rplan.forward(r, spec);
-      multiply(spec, T, (L >> 1) + 1);
+      multiply(spec, T, rplan.bins);
       rplan.inverse(spec, r);
       c = r;
     }

@@ -1,9 +1,6 @@
-// Streaming spectrogram of the CPU backend. Frame i starts at sample i·hop since creation or reset, so the
-// rows are the same whatever the push sizes; samples of an incomplete frame wait for the next push.
-//
-// Levels (AES17 dBFS): the power of bin k is |X[k]|² / (Σw)², doubled for a real input's one-sided bins
-// other than DC and Nyquist (scipy.signal.spectrogram's one-sided convention), so a full-scale real sine
-// or a unit complex exponential on a bin reads 0 dB whatever the window.
+// Streaming spectrogram of the CPU backend: the frame cursor and level normalisation of ../stream.ts, the
+// kept samples in a host buffer, frames computed by the 'spectrogram' job (inline or on the worker pool).
+// Averages and peaks are folded in here, in frame order.
 
 import { validateSpectrogramConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -11,7 +8,7 @@ import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, Spectrogr
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import type { SpectrogramJob } from './kernels.js';
-import { GrowableF32 } from './util.js';
+import { FrameCursor, GrowableF32, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
 
 export class CpuSpectrogram implements SpectrogramProcessor {
   readonly bins: number;
@@ -25,10 +22,9 @@ export class CpuSpectrogram implements SpectrogramProcessor {
   private readonly normEdge: number;
   private readonly alpha: number | undefined;
   private readonly peakHold: boolean;
-  /** Values (not samples) from absolute sample `bufStart`. */
+  private readonly cursor: FrameCursor;
+  /** The samples the cursor keeps, as values (interleaved I/Q when complex). */
   private readonly buffer = new GrowableF32();
-  private bufStart = 0;
-  private nextFrame = 0;
   private avg: Float64Array | null = null;
   private peak: Float32Array | null = null;
   private generation = 0;
@@ -44,48 +40,36 @@ export class CpuSpectrogram implements SpectrogramProcessor {
     this.n = config.fft | 0;
     this.hop = config.hop <= 0x7fffffff ? config.hop | 0 : config.hop;
     this.complex = config.complex;
-    this.bins = this.complex ? this.n : (this.n >> 1) + 1;
-    this.width = config.columns ?? this.bins;
-    this.floorDb = config.floorDb ?? -300;
+    this.cursor = new FrameCursor(this.n, this.hop);
+    ({
+      bins: this.bins,
+      width: this.width,
+      floorDb: this.floorDb,
+      peakHold: this.peakHold,
+    } = spectrogramSettings(config));
     this.alpha = config.averaging;
-    this.peakHold = config.peakHold === true;
     const shared = exec.pool !== null;
     this.window = exec.f64(this.n, shared);
-    let sum = 0;
-    for (let i = 0; i < this.n; i++) {
-      this.window[i] = config.window[i];
-      sum += config.window[i];
-    }
-    this.normEdge = 1 / (sum * sum);
-    this.norm = this.complex ? this.normEdge : 4 * this.normEdge;
+    this.window.set(config.window);
+    ({ norm: this.norm, normEdge: this.normEdge } = levelNorm(config.window, this.complex));
   }
 
   push(samples: ProcessorInput): Promise<SpectrogramRows> {
     if (this.disposed) return Promise.reject(new InvalidArgumentError('spectrogram: used after dispose()'));
     let x: Float32Array;
+    let fresh: number;
     try {
       x = this.exec.samples(samples, 'spectrogram input');
-      if (this.complex && x.length % 2 !== 0) {
-        throw new InvalidArgumentError(
-          `spectrogram: complex input must hold interleaved I/Q pairs (an even number of values, got ${x.length})`,
-        );
-      }
+      fresh = channelSamples('spectrogram', x.length, this.complex);
     } catch (err) {
       return Promise.reject(err);
     }
     const vps = this.complex ? 2 : 1;
-    const { n, hop } = this;
+    const { n, hop, cursor } = this;
+    const count = cursor.push(fresh);
     // Append only what a future frame can use (with hop > fft some samples belong to no frame).
-    const firstNeeded = this.nextFrame * hop;
-    const end = this.bufStart + this.buffer.length / vps + x.length / vps;
-    if (this.buffer.length === 0 && this.bufStart < firstNeeded) {
-      const skip = Math.min(x.length / vps, firstNeeded - this.bufStart);
-      this.buffer.append(x, skip * vps);
-      this.bufStart += skip;
-    } else this.buffer.append(x, 0);
-    let count = 0;
-    if (end >= firstNeeded + n) count = Math.floor((end - n) / hop) - this.nextFrame + 1;
-    const firstFrame = this.nextFrame;
+    this.buffer.append(x, cursor.skip * vps);
+    const firstFrame = cursor.first;
     const width = this.width;
     const generation = this.generation;
     let job: SpectrogramJob | null = null;
@@ -93,9 +77,8 @@ export class CpuSpectrogram implements SpectrogramProcessor {
     let run: Promise<void> = Promise.resolve();
     if (count > 0) {
       shared = this.exec.shared(count * fftCost(n));
-      const from = (firstFrame * hop - this.bufStart) * vps;
-      const len = ((count - 1) * hop + n) * vps;
-      const view = this.buffer.view(from, len);
+      // The frames start at the front of the kept samples.
+      const view = this.buffer.view(0, ((count - 1) * hop + n) * vps);
       job = {
         kind: 'spectrogram',
         n,
@@ -113,14 +96,8 @@ export class CpuSpectrogram implements SpectrogramProcessor {
       };
       // Inline jobs run here, synchronously, while `view` still points at the buffer's data.
       run = this.exec.run(job, count, shared);
-      this.nextFrame += count;
-      const keepFrom = this.nextFrame * hop;
-      const drop = Math.min(this.buffer.length / vps, keepFrom - this.bufStart);
-      if (drop > 0) {
-        this.buffer.drop(drop * vps);
-        this.bufStart += drop;
-      }
     }
+    if (cursor.drop > 0) this.buffer.drop(cursor.drop * vps);
     // Averages and peaks depend on the order of frames: fold each push in after the previous one.
     const result = this.tail.then(async () => {
       await run;
@@ -175,8 +152,7 @@ export class CpuSpectrogram implements SpectrogramProcessor {
   reset(): void {
     this.generation++;
     this.buffer.clear();
-    this.bufStart = 0;
-    this.nextFrame = 0;
+    this.cursor.reset();
     this.avg = null;
     this.peak = null;
   }

@@ -2,15 +2,24 @@
 // backend's native worker thread, in call order, and returns when its results are in host memory; the
 // JavaScript thread never waits on the GPU.
 //
+//   const a = await probeCuda();        // { available: true, device, details } | { available: false, reason }
 //   const cuda = await createCudaBackend();          // throws BackendUnavailableError with the reason
 //   const X = await cuda.fft(x, 4096);
 //   await cuda.dispose();
+//
+// Reasons it may be unavailable, in words: the addon was not built (no CUDA toolkit when Phasor was
+// installed), no NVIDIA driver, no CUDA device, a driver too old for the CUDA 13 runtime built in.
 //
 // A CUDA failure becomes BackendFailedError; a sticky one (illegal address, device lost) also marks the
 // backend failed, so every later call throws at once and the engine moves the work to the next backend.
 
 import { checkInteger } from '../validate.js';
-import { BackendFailedError, InvalidArgumentError, PhasorError } from '../../errors.js';
+import {
+  BackendFailedError,
+  BackendUnavailableError,
+  InvalidArgumentError,
+  PhasorError,
+} from '../../errors.js';
 import { isRawSamples } from '../../types.js';
 import type {
   ArrayInput,
@@ -25,14 +34,20 @@ import type {
   SpectrogramProcessor,
   TransformOptions,
 } from '../backend.js';
-import type {
-  NativeAddon,
-  NativeBenchResult,
-  NativeContext,
-  NativeDeviceBuffer,
-  NativeInput,
+import { spectrumBins } from '../../protocol/shape.js';
+import { inputLength } from '../stream.js';
+import {
+  loadAddon,
+  type NativeAddon,
+  type NativeBenchResult,
+  type NativeContext,
+  type NativeDeviceBuffer,
+  type NativeInput,
 } from './addon.js';
-import { CudaCorrelator, CudaFir, CudaSpectrogram } from './processors.js';
+import { CudaCorrelator } from './correlator.js';
+import type { CudaDevice, NativeProcessorInput } from './device.js';
+import { CudaFir } from './fir.js';
+import { CudaSpectrogram } from './spectrogram.js';
 
 /** Largest transform size accepted (2^26: a batch of one needs 1.5 GiB of device memory with its scratch). */
 export const CUDA_MAX_FFT = 2 ** 26;
@@ -69,7 +84,7 @@ export class CudaDeviceArray implements DeviceArray {
   }
 }
 
-export class CudaBackend implements Backend {
+export class CudaBackend implements Backend, CudaDevice {
   readonly name = 'cuda' as const;
   private disposed = false;
   private failure: BackendFailedError | null = null;
@@ -115,7 +130,7 @@ export class CudaBackend implements Backend {
   }
 
   /** The native form of an input (validating device arrays). */
-  nativeInput(input: ProcessorInput, what: string): { data: NativeInput; offset: number; scale: number } {
+  nativeInput(input: ProcessorInput, what: string): NativeProcessorInput {
     if (input instanceof Float32Array) return { data: input, offset: 0, scale: 1 };
     if (input instanceof CudaDeviceArray) {
       if (input.owner !== this)
@@ -136,13 +151,6 @@ export class CudaBackend implements Backend {
       throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend`);
     }
     throw new InvalidArgumentError(`${what}: expected a Float32Array, a DeviceArray or raw samples`);
-  }
-
-  static inputLength(input: ProcessorInput): number {
-    if (input instanceof Float32Array) return input.length;
-    if (input instanceof CudaDeviceArray) return input.length;
-    if (isRawSamples(input)) return input.data.length;
-    return (input as DeviceArray).length;
   }
 
   private arrayInput(input: ArrayInput, what: string): NativeInput {
@@ -199,7 +207,7 @@ export class CudaBackend implements Backend {
   ): Promise<Float32Array> {
     this.alive();
     checkInteger('fft: n', n, 1, CUDA_MAX_FFT);
-    const len = CudaBackend.inputLength(input);
+    const len = inputLength(input);
     if (len % (2 * n) !== 0) {
       throw new InvalidArgumentError(
         `fft: input length ${len} is not a multiple of 2·n = ${2 * n} (batch × n interleaved complex values)`,
@@ -213,13 +221,13 @@ export class CudaBackend implements Backend {
   async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
     checkInteger('rfft: n', n, 1, CUDA_MAX_FFT);
-    const len = CudaBackend.inputLength(input);
+    const len = inputLength(input);
     if (len % n !== 0) {
       throw new InvalidArgumentError(
         `rfft: input length ${len} is not a multiple of n = ${n} (batch × n reals)`,
       );
     }
-    const bins = Math.floor(n / 2) + 1;
+    const bins = spectrumBins(n, false);
     const out = this.output(options?.out, (len / n) * 2 * bins, 'rfft');
     await this.transform(2, input, n, out, 'rfft');
     return out;
@@ -228,8 +236,8 @@ export class CudaBackend implements Backend {
   async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
     checkInteger('irfft: n', n, 1, CUDA_MAX_FFT);
-    const len = CudaBackend.inputLength(input);
-    const bins = Math.floor(n / 2) + 1;
+    const len = inputLength(input);
+    const bins = spectrumBins(n, false);
     if (len % (2 * bins) !== 0) {
       throw new InvalidArgumentError(
         `irfft: input length ${len} is not a multiple of 2·(floor(n/2)+1) = ${2 * bins} (batch × bins interleaved complex values)`,
@@ -250,7 +258,7 @@ export class CudaBackend implements Backend {
     this.alive();
     checkInteger('fft2: rows', rows, 1, 16384);
     checkInteger('fft2: cols', cols, 1, 16384);
-    const len = CudaBackend.inputLength(input);
+    const len = inputLength(input);
     if (len % (2 * rows * cols) !== 0) {
       throw new InvalidArgumentError(
         `fft2: input length ${len} is not a multiple of 2·rows·cols = ${2 * rows * cols}`,
@@ -317,4 +325,47 @@ export class CudaBackend implements Backend {
   }
 }
 
-export { checkInteger };
+export type CudaAvailability =
+  | { available: true; device: string; details: Record<string, string | number> }
+  | { available: false; reason: string };
+
+export interface CudaBackendOptions {
+  /** CUDA device number (default 0). */
+  device?: number;
+}
+
+/** Whether the CUDA backend can run here, and why not. Never throws. */
+export async function probeCuda(options: CudaBackendOptions = {}): Promise<CudaAvailability> {
+  const load = loadAddon();
+  if (!load.addon) return { available: false, reason: load.reason };
+  try {
+    const p = load.addon.probe(options.device ?? 0);
+    if (!p.available) return { available: false, reason: p.reason ?? 'unknown reason' };
+    return {
+      available: true,
+      device: p.device ?? 'CUDA device',
+      details: { ...(p.details ?? {}), addon: load.path },
+    };
+  } catch (err) {
+    return {
+      available: false,
+      reason: `the CUDA probe failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
+/** Creates the CUDA backend (name 'cuda'); throws BackendUnavailableError with the reason when it cannot. */
+export async function createCudaBackend(options: CudaBackendOptions = {}): Promise<Backend & CudaBackend> {
+  const probe = await probeCuda(options);
+  if (!probe.available) throw new BackendUnavailableError('cuda', probe.reason);
+  const addon = loadAddon().addon!;
+  const ctx = new addon.Context();
+  try {
+    const info = await ctx.init(options.device ?? 0);
+    return new CudaBackend(addon, ctx, info.device, { ...info.details, addon: String(probe.details.addon) });
+  } catch (err) {
+    await ctx.dispose().catch(() => undefined);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new BackendUnavailableError('cuda', `the CUDA device could not be opened: ${message}`);
+  }
+}
