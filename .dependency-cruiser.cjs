@@ -39,26 +39,14 @@ const layerRules = layers.slice(0, -1).map((layer, i) => ({
   to: { path: layers.slice(i + 1).map((l) => l.path), pathNot: layers.slice(0, i + 1).map((l) => l.path) },
 }));
 
-// TEMPORARY: removed when the stream layer lands. Two cycles inside backends/ (registry.ts ↔ failover.ts,
-// cuda/backend.ts ↔ cuda/processors.ts) are being removed on another branch; the edges between these four
-// files are let through, any other cycle through them is still an error.
-const temporaryCycles = String.raw`^electron/engine/backends/(registry|failover|cuda/backend|cuda/processors)\.ts$`;
-
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles are not allowed: move what both sides need into a module both import.',
-      from: { path: '^(electron|renderer)/', pathNot: temporaryCycles },
+      from: { path: '^(electron|renderer)/' },
       to: { circular: true },
-    },
-    {
-      name: 'no-circular',
-      severity: 'error',
-      comment: 'Import cycles are not allowed (TEMPORARY exception for the backends/ loops, see above).',
-      from: { path: temporaryCycles },
-      to: { circular: true, pathNot: temporaryCycles },
     },
     {
       name: 'protocol-stands-alone',

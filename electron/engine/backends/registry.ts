@@ -68,7 +68,31 @@ export async function listBackends(): Promise<Array<{ name: BackendName } & Avai
   return Promise.all(providers.map(async (p) => ({ name: p.name, ...(await p.probe()) })));
 }
 
-export interface OpenBackendOptions {
+/** How a host runs the backends. */
+export interface HostBackendOptions {
+  /** Backends that must not run in this host, with why: never probed, never chosen. */
+  exclude?: Readonly<Record<string, string>>;
+  /** Where the CPU backend's worker script is, when not beside its module (a bundled host). */
+  cpuWorkerUrl?: URL;
+}
+
+/**
+ * The providers as a host runs them, best first: an excluded one is unavailable with the host's reason
+ * (and its own probe, which may load a native module, never runs); the CPU uses the host's worker script.
+ */
+export function hostProviders(options: HostBackendOptions = {}): readonly BackendProvider[] {
+  const exclude = options.exclude ?? {};
+  const workerUrl = options.cpuWorkerUrl;
+  return providers.map((p) => {
+    if (p.name in exclude) return notBuilt(p.name, exclude[p.name]);
+    if (p.name === 'cpu' && workerUrl) {
+      return { ...p, create: () => createCpuBackend({ ...cpuThreadsFromEnv(), workerUrl }) };
+    }
+    return p;
+  });
+}
+
+export interface OpenBackendOptions extends HostBackendOptions {
   /** Told when a backend fails and its work moves to the next one. */
   onWarning?: WarningHandler;
 }
@@ -82,14 +106,15 @@ export async function openBackend(
   choice: 'auto' | BackendName | string = 'auto',
   options: OpenBackendOptions = {},
 ): Promise<Backend> {
+  const hosted = hostProviders(options);
   const order: BackendProvider[] = [];
   if (choice === 'auto') {
-    order.push(...providers);
+    order.push(...hosted);
   } else {
-    const asked = getProvider(choice);
+    const asked = hosted[providers.indexOf(getProvider(choice))];
     const a = await asked.probe();
     if (!a.available) throw new BackendUnavailableError(asked.name, a.reason);
-    order.push(asked, ...providers.filter((p) => p !== asked && p.name === 'cpu'));
+    order.push(asked, ...hosted.filter((p) => p !== asked && p.name === 'cpu'));
   }
   const chain: BackendProvider[] = [];
   for (const p of order) {

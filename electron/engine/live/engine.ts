@@ -1,9 +1,7 @@
 // What every connection of a host shares: one backend (opened on first use) and the source kinds.
 
 import type { Backend } from '../backends/backend.js';
-import { createCpuBackend } from '../backends/cpu/index.js';
-import { FailoverBackend } from '../backends/failover.js';
-import { cpuThreadsFromEnv, getProvider, providers, type BackendProvider } from '../backends/registry.js';
+import { getProvider, hostProviders, openBackend, type HostBackendOptions } from '../backends/registry.js';
 import { BackendUnavailableError, type WarningHandler } from '../errors.js';
 import { WINDOW_NAMES } from '../dsp/index.js';
 import {
@@ -63,36 +61,25 @@ export class Engine {
     return this.#backend;
   }
 
-  /** A provider as this host runs it: the CPU backend with the host's worker script when it has one. */
-  #hosted(p: BackendProvider): BackendProvider {
-    const workerUrl = this.options.cpuWorkerUrl;
-    return p.name === 'cpu' && workerUrl
-      ? {
-          name: p.name,
-          probe: () => p.probe(),
-          create: () => createCpuBackend({ ...cpuThreadsFromEnv(), workerUrl }),
-        }
-      : p;
+  /** How this host runs the backends (the registry's exclusions and CPU worker script). */
+  #host(): HostBackendOptions {
+    const { excludeBackends, cpuWorkerUrl } = this.options;
+    return {
+      ...(excludeBackends ? { exclude: excludeBackends } : {}),
+      ...(cpuWorkerUrl ? { cpuWorkerUrl } : {}),
+    };
   }
 
-  async #open(): Promise<Backend> {
-    const excluded = this.options.excludeBackends ?? {};
-    const chain: BackendProvider[] = [];
-    for (const p of providers) {
-      if (p.name in excluded) continue;
-      if (!(await p.probe()).available) continue;
-      chain.push(this.#hosted(p));
-    }
-    if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
-    return FailoverBackend.open(chain, this.options.onWarning);
+  /** `auto`, chosen by the registry as the CLI's is, with this host's exclusions and worker script. */
+  #open(): Promise<Backend> {
+    const onWarning = this.options.onWarning;
+    return openBackend('auto', { ...this.#host(), ...(onWarning ? { onWarning } : {}) });
   }
 
   async backends(): Promise<BackendState[]> {
-    const excluded = this.options.excludeBackends ?? {};
     // An excluded backend is not even probed (probing may load its native module).
     return Promise.all(
-      providers.map(async (p): Promise<BackendState> => {
-        if (p.name in excluded) return { name: p.name, available: false, reason: excluded[p.name] };
+      hostProviders(this.#host()).map(async (p): Promise<BackendState> => {
         const a = await p.probe();
         return a.available
           ? { name: p.name, available: true, device: a.device }
@@ -108,11 +95,9 @@ export class Engine {
 
   /** Every backend with its device and details, or why it cannot be used in this host. */
   async backendDetails(): Promise<BackendDetails[]> {
-    const excluded = this.options.excludeBackends ?? {};
     const shared = await this.openedBackend();
     return Promise.all(
-      providers.map(async (p): Promise<BackendDetails> => {
-        if (p.name in excluded) return { name: p.name, available: false, reason: excluded[p.name] };
+      hostProviders(this.#host()).map(async (p): Promise<BackendDetails> => {
         const a = await p.probe();
         if (!a.available) return { name: p.name, available: false, reason: a.reason };
         const d: BackendDetails = { name: p.name, available: true, device: a.device };
@@ -126,12 +111,11 @@ export class Engine {
 
   /** A new backend of its own (not the shared one, no failover), e.g. for a benchmark; dispose it after. */
   async createBackend(name: string): Promise<Backend> {
-    const p = getProvider(name);
-    const excluded = this.options.excludeBackends ?? {};
-    if (p.name in excluded) throw new BackendUnavailableError(p.name, excluded[p.name]);
+    const known = getProvider(name); // an unknown name is refused with the list of backends
+    const p = hostProviders(this.#host()).find((x) => x.name === known.name) ?? known;
     const a = await p.probe();
     if (!a.available) throw new BackendUnavailableError(p.name, a.reason);
-    return this.#hosted(p).create();
+    return p.create();
   }
 
   async hello(): Promise<HelloResult> {
