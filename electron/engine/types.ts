@@ -49,11 +49,6 @@ export function toFloat32(input: SamplesInput, out?: Float32Array): Float32Array
   return dst;
 }
 
-/** Number of values (not frames) in an input. */
-export function inputLength(input: SamplesInput): number {
-  return input instanceof Float32Array ? input.length : input.data.length;
-}
-
 /** A block of consecutive frames from a stream. */
 export interface SampleBlock {
   readonly format: StreamFormat;

@@ -1,7 +1,7 @@
 // Validation of the processor configurations every backend accepts (the contract of backend.ts), shared so
 // that each backend refuses the same bad arguments with the same message.
 import { InvalidArgumentError } from '../errors.js';
-import { SPECTRUM_FFT_SIZE_MAX, spectrumBins } from '../protocol/shape.js';
+import { SPECTRUM_FFT_SIZE_MAX, TRANSFORM_SIZE_MAX, spectrumBins } from '../protocol/shape.js';
 import type { CorrelatorConfig, FirConfig, SpectrogramConfig } from './backend.js';
 
 export function checkInteger(what: string, value: unknown, min: number, max: number): void {
@@ -82,4 +82,45 @@ export function validateCorrelatorConfig(config: CorrelatorConfig): void {
   if (config.peaks !== undefined) checkInteger('correlate: peaks', config.peaks, 0, 1 << 20);
   if (config.peakRadius !== undefined)
     checkInteger('correlate: peakRadius', config.peakRadius, 0, Number.MAX_SAFE_INTEGER);
+}
+
+export type TransformKind = 'fft' | 'rfft' | 'irfft';
+
+/**
+ * Checks a batched transform's size and input length (backend.ts's contract, any backend) and returns the
+ * batch and the output's length in float32 values: fft batch × n complex in and out, rfft batch × n reals
+ * to batch × bins complex, irfft the reverse.
+ */
+export function transformShape(
+  kind: TransformKind,
+  n: number,
+  inputLength: number,
+): { batch: number; outLength: number } {
+  checkInteger(`${kind}: n`, n, 1, TRANSFORM_SIZE_MAX);
+  const bins = spectrumBins(n, false);
+  const [per, what] =
+    kind === 'fft'
+      ? [2 * n, `2·n = ${2 * n} (batch × n interleaved complex values)`]
+      : kind === 'rfft'
+        ? [n, `n = ${n} (batch × n reals)`]
+        : [2 * bins, `2·(floor(n/2)+1) = ${2 * bins} (batch × bins interleaved complex values)`];
+  if (inputLength % per !== 0) {
+    throw new InvalidArgumentError(`${kind}: input length ${inputLength} is not a multiple of ${what}`);
+  }
+  const batch = inputLength / per;
+  const outLength = kind === 'fft' ? inputLength : kind === 'rfft' ? batch * 2 * bins : batch * n;
+  return { batch, outLength };
+}
+
+/** The caller's `out` array when it has exactly `length` values, else a new one when none was given. */
+export function transformOutput(out: Float32Array | undefined, length: number, what: string): Float32Array {
+  if (out === undefined) return new Float32Array(length);
+  if (!(out instanceof Float32Array) || out.length !== length) {
+    throw new InvalidArgumentError(
+      `${what}: out must be a Float32Array of exactly ${length} values (got ${
+        out instanceof Float32Array ? out.length : typeof out
+      })`,
+    );
+  }
+  return out;
 }

@@ -13,6 +13,7 @@
 // algorithm through a power-of-two plan. The choice between the last two is a cost estimate.
 
 import { InvalidArgumentError } from '../errors.js';
+import { TRANSFORM_SIZE_MAX } from '../protocol/shape.js';
 import { Pow2Kernels } from './pow2.js';
 import {
   scratch,
@@ -69,8 +70,8 @@ function checkSize(n: number): void {
   if (!Number.isInteger(n) || n < 1) {
     throw new InvalidArgumentError(`FFT size must be an integer ≥ 1 (got ${n})`);
   }
-  if (n > 2 ** 26) {
-    throw new InvalidArgumentError(`FFT size must be at most 2^26 = ${2 ** 26} (got ${n})`);
+  if (n > TRANSFORM_SIZE_MAX) {
+    throw new InvalidArgumentError(`FFT size must be at most 2^26 = ${TRANSFORM_SIZE_MAX} (got ${n})`);
   }
 }
 

@@ -13,9 +13,7 @@
 
 import os from 'node:os';
 import { InvalidArgumentError } from '../../errors.js';
-import { getRealFftPlan } from '../../fft/index.js';
-import { spectrumBins } from '../../protocol/shape.js';
-import { checkInteger } from '../validate.js';
+import { checkInteger, transformOutput, transformShape } from '../validate.js';
 import type {
   ArrayInput,
   Backend,
@@ -43,9 +41,6 @@ export interface CpuBackendOptions {
   /** Jobs estimated cheaper than this stay on the calling thread (default INLINE_COST_LIMIT). */
   inlineCostLimit?: number;
 }
-
-/** Largest transform size accepted (the plan tables and scratch grow with it). */
-const MAX_FFT = 2 ** 26;
 
 class CpuBackend implements Backend {
   readonly name = 'cpu' as const;
@@ -90,16 +85,10 @@ class CpuBackend implements Backend {
     options?: TransformOptions & { inverse?: boolean },
   ): Promise<Float32Array> {
     this.alive();
-    checkInteger('fft: n', n, 1, MAX_FFT);
-    n = n | 0; // a double-valued size (2 ** k) would slow the kernels' index arithmetic
     const x = this.exec.hostArray(input, 'fft input');
-    if (x.length % (2 * n) !== 0) {
-      throw new InvalidArgumentError(
-        `fft: input length ${x.length} is not a multiple of 2·n = ${2 * n} (batch × n interleaved complex values)`,
-      );
-    }
-    const batch = x.length / (2 * n);
-    const out = this.output(options?.out, x.length, 'fft');
+    const { batch, outLength } = transformShape('fft', n, x.length);
+    n = n | 0; // a double-valued size (2 ** k) would slow the kernels' index arithmetic
+    const out = transformOutput(options?.out, outLength, 'fft');
     await this.transform(
       { kind: 'fft', n, inverse: options?.inverse === true, input: x, output: out },
       batch,
@@ -112,34 +101,20 @@ class CpuBackend implements Backend {
 
   async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('rfft: n', n, 1, MAX_FFT);
-    n = n | 0;
     const x = this.exec.hostArray(input, 'rfft input');
-    if (x.length % n !== 0) {
-      throw new InvalidArgumentError(
-        `rfft: input length ${x.length} is not a multiple of n = ${n} (batch × n reals)`,
-      );
-    }
-    const batch = x.length / n;
-    const bins = getRealFftPlan(n).bins;
-    const out = this.output(options?.out, batch * 2 * bins, 'rfft');
+    const { batch, outLength } = transformShape('rfft', n, x.length);
+    n = n | 0;
+    const out = transformOutput(options?.out, outLength, 'rfft');
     await this.transform({ kind: 'rfft', n, input: x, output: out }, batch, batch * fftCost(n) * 0.6, x, out);
     return out;
   }
 
   async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('irfft: n', n, 1, MAX_FFT);
-    n = n | 0;
     const x = this.exec.hostArray(input, 'irfft input');
-    const bins = spectrumBins(n, false);
-    if (x.length % (2 * bins) !== 0) {
-      throw new InvalidArgumentError(
-        `irfft: input length ${x.length} is not a multiple of 2·(floor(n/2)+1) = ${2 * bins} (batch × bins interleaved complex values)`,
-      );
-    }
-    const batch = x.length / (2 * bins);
-    const out = this.output(options?.out, batch * n, 'irfft');
+    const { batch, outLength } = transformShape('irfft', n, x.length);
+    n = n | 0;
+    const out = transformOutput(options?.out, outLength, 'irfft');
     await this.transform(
       { kind: 'irfft', n, input: x, output: out },
       batch,
@@ -147,18 +122,6 @@ class CpuBackend implements Backend {
       x,
       out,
     );
-    return out;
-  }
-
-  private output(out: Float32Array | undefined, length: number, what: string): Float32Array {
-    if (out === undefined) return new Float32Array(length);
-    if (!(out instanceof Float32Array) || out.length !== length) {
-      throw new InvalidArgumentError(
-        `${what}: out must be a Float32Array of exactly ${length} values (got ${
-          out instanceof Float32Array ? out.length : typeof out
-        })`,
-      );
-    }
     return out;
   }
 

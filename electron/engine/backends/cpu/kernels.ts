@@ -6,7 +6,7 @@
 // All arithmetic is float64; inputs and outputs are float32.
 
 import { getFftPlan, getRealFftPlan } from '../../fft/index.js';
-import { spectrumBins } from '../../protocol/shape.js';
+import { columnBins, spectrumBins } from '../../protocol/shape.js';
 
 // ------------------------------------------------------------------------------------------------
 // Job descriptions
@@ -203,6 +203,9 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
   const half = n >> 1;
   const plan = complex ? getFftPlan(n) : null;
   const rplan = complex ? null : getRealFftPlan(n);
+  // Display column c takes the max of bins [edges[c], edges[c+1]).
+  const edges = new Int32Array(columns + 1);
+  for (let c = 0; c < columns; c++) [edges[c], edges[c + 1]] = columnBins(c, bins, columns);
   for (let f = start; f < end; f++) {
     if (plan !== null) {
       const base = 2 * f * hop;
@@ -235,8 +238,8 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
     const row = f * width;
     if (columns > 0) {
       for (let c = 0; c < columns; c++) {
-        const lo = Math.floor((c * bins) / columns);
-        const hi = Math.floor(((c + 1) * bins) / columns);
+        const lo = edges[c];
+        const hi = edges[c + 1];
         let m = power[lo];
         for (let k = lo + 1; k < hi; k++) if (power[k] > m) m = power[k];
         power[c] = m; // c ≤ lo: reducing in place never overwrites a bin still needed

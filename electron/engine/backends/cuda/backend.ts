@@ -13,7 +13,7 @@
 // A CUDA failure becomes BackendFailedError; a sticky one (illegal address, device lost) also marks the
 // backend failed, so every later call throws at once and the engine moves the work to the next backend.
 
-import { checkInteger } from '../validate.js';
+import { checkInteger, transformOutput, transformShape } from '../validate.js';
 import {
   BackendFailedError,
   BackendUnavailableError,
@@ -34,7 +34,6 @@ import type {
   SpectrogramProcessor,
   TransformOptions,
 } from '../backend.js';
-import { spectrumBins } from '../../protocol/shape.js';
 import { inputLength } from '../stream.js';
 import {
   loadAddon,
@@ -48,9 +47,6 @@ import { CudaCorrelator } from './correlator.js';
 import type { CudaDevice, NativeProcessorInput } from './device.js';
 import { CudaFir } from './fir.js';
 import { CudaSpectrogram } from './spectrogram.js';
-
-/** Largest transform size accepted (2^26: a batch of one needs 1.5 GiB of device memory with its scratch). */
-export const CUDA_MAX_FFT = 2 ** 26;
 
 /** Data in device memory, owned by one CUDA backend. */
 export class CudaDeviceArray implements DeviceArray {
@@ -161,18 +157,6 @@ export class CudaBackend implements Backend, CudaDevice {
     return n.data;
   }
 
-  private output(out: Float32Array | undefined, length: number, what: string): Float32Array {
-    if (out === undefined) return new Float32Array(length);
-    if (!(out instanceof Float32Array) || out.length !== length) {
-      throw new InvalidArgumentError(
-        `${what}: out must be a Float32Array of exactly ${length} values (got ${
-          out instanceof Float32Array ? out.length : typeof out
-        })`,
-      );
-    }
-    return out;
-  }
-
   async upload(data: Float32Array): Promise<DeviceArray> {
     this.alive();
     if (!(data instanceof Float32Array))
@@ -206,44 +190,24 @@ export class CudaBackend implements Backend, CudaDevice {
     options?: TransformOptions & { inverse?: boolean },
   ): Promise<Float32Array> {
     this.alive();
-    checkInteger('fft: n', n, 1, CUDA_MAX_FFT);
-    const len = inputLength(input);
-    if (len % (2 * n) !== 0) {
-      throw new InvalidArgumentError(
-        `fft: input length ${len} is not a multiple of 2·n = ${2 * n} (batch × n interleaved complex values)`,
-      );
-    }
-    const out = this.output(options?.out, len, 'fft');
+    const { outLength } = transformShape('fft', n, inputLength(input));
+    const out = transformOutput(options?.out, outLength, 'fft');
     await this.transform(options?.inverse === true ? 1 : 0, input, n, out, 'fft');
     return out;
   }
 
   async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('rfft: n', n, 1, CUDA_MAX_FFT);
-    const len = inputLength(input);
-    if (len % n !== 0) {
-      throw new InvalidArgumentError(
-        `rfft: input length ${len} is not a multiple of n = ${n} (batch × n reals)`,
-      );
-    }
-    const bins = spectrumBins(n, false);
-    const out = this.output(options?.out, (len / n) * 2 * bins, 'rfft');
+    const { outLength } = transformShape('rfft', n, inputLength(input));
+    const out = transformOutput(options?.out, outLength, 'rfft');
     await this.transform(2, input, n, out, 'rfft');
     return out;
   }
 
   async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('irfft: n', n, 1, CUDA_MAX_FFT);
-    const len = inputLength(input);
-    const bins = spectrumBins(n, false);
-    if (len % (2 * bins) !== 0) {
-      throw new InvalidArgumentError(
-        `irfft: input length ${len} is not a multiple of 2·(floor(n/2)+1) = ${2 * bins} (batch × bins interleaved complex values)`,
-      );
-    }
-    const out = this.output(options?.out, (len / (2 * bins)) * n, 'irfft');
+    const { outLength } = transformShape('irfft', n, inputLength(input));
+    const out = transformOutput(options?.out, outLength, 'irfft');
     await this.transform(3, input, n, out, 'irfft');
     return out;
   }
@@ -264,7 +228,7 @@ export class CudaBackend implements Backend, CudaDevice {
         `fft2: input length ${len} is not a multiple of 2·rows·cols = ${2 * rows * cols}`,
       );
     }
-    const out = this.output(options?.out, len, 'fft2');
+    const out = transformOutput(options?.out, len, 'fft2');
     const x = this.arrayInput(input, 'fft2 input');
     await this.call(() => this.ctx.fft2(x, rows, cols, options?.inverse === true, out));
     return out;

@@ -1,7 +1,6 @@
 // The CUDA backend's public face (the same in every backend folder): probe it, create it (backend.ts), and
 // the measured switch point of its FIR filter.
 export {
-  CUDA_MAX_FFT,
   CudaBackend,
   CudaDeviceArray,
   createCudaBackend,
