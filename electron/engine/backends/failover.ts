@@ -9,6 +9,7 @@
 // silent. Errors other than BackendFailedError (bad arguments, cancellation) propagate.
 
 import { BackendFailedError, type WarningHandler } from '../errors.js';
+import { isRawSamples } from '../types.js';
 import type {
   ArrayInput,
   Backend,
@@ -262,6 +263,9 @@ class FailoverSpectrogram implements SpectrogramProcessor {
   private readonly vps: number; // values per sample
   private frames = 0; // frames returned
   private frameOffset = 0; // frame index of the inner processor's frame 0
+  /** Values of the coming input that lie before the inner processor's frame 0 (a rebuild in the gap
+   * between two frames when hop > fft): they are dropped on the way in. */
+  private skip = 0;
   private readonly tail = new HostTail();
 
   constructor(
@@ -284,7 +288,9 @@ class FailoverSpectrogram implements SpectrogramProcessor {
     let replayed: SpectrogramRows | null = null;
     for (;;) {
       try {
-        const r = await this.inner.push(samples);
+        const drop = Math.min(this.skip, inputLength(samples));
+        const r = await this.inner.push(drop > 0 ? dropFront(samples, drop) : samples);
+        this.skip -= drop;
         const rows = this.shift(r);
         this.frames = rows.firstFrame + rows.count;
         this.tail.append(samples, this.frames * this.config.hop * this.vps);
@@ -295,8 +301,9 @@ class FailoverSpectrogram implements SpectrogramProcessor {
         this.owner = this.failover.active;
         this.inner = this.owner.createSpectrogram(this.config);
         this.frameOffset = this.frames;
-        const from = this.frames * this.config.hop;
-        replayed = this.shift(await this.inner.push(this.tail.slice(from * this.vps)));
+        const from = this.frames * this.config.hop * this.vps;
+        this.skip = Math.max(0, from - this.tail.end);
+        replayed = this.shift(await this.inner.push(this.tail.slice(from)));
       }
     }
   }
@@ -307,13 +314,20 @@ class FailoverSpectrogram implements SpectrogramProcessor {
 
   reset(): void {
     this.inner.reset();
-    this.frames = this.frameOffset = 0;
+    this.frames = this.frameOffset = this.skip = 0;
     this.tail.clear();
   }
 
   dispose(): void {
     this.inner.dispose();
   }
+}
+
+/** The input without its first `values` values (host inputs only: a device input never reaches a rebuild). */
+function dropFront(input: ProcessorInput, values: number): ProcessorInput {
+  if (input instanceof Float32Array) return input.subarray(values);
+  if (isRawSamples(input)) return { ...input, data: input.data.subarray(values) };
+  return input;
 }
 
 function joinRows(a: SpectrogramRows, b: SpectrogramRows): SpectrogramRows {
