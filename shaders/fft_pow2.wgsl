@@ -81,19 +81,39 @@ fn address(t: u32, i: u32, base: u32, a: u32, b: u32) -> u32 {
 
 // One Stockham stage of radix R over sub-transforms of ns points: each thread reads and transforms its
 // butterflies into registers, then (after a barrier) writes them to their auto-sorted places.
+// Butterfly q of a stage reads its r-th input, twiddled by W_(ns·R)^(r·k).
+fn input(R: u32, ns: u32, q: u32, r: u32) -> vec2<f32> {
+  let s = L / R;
+  let c = q / s;
+  let j = q % s;
+  let k = j % ns;
+  return cmul(buf[c * L + j + r * s], twiddle(r * k * (L / (ns * R))));
+}
+
+// Writes the thread's butterflies (R outputs each, in v) to their places, then waits for the workgroup.
+fn place(v: ptr<function, array<vec2<f32>, E>>, R: u32, ns: u32) {
+  workgroupBarrier();
+  let s = L / R;
+  for (var b = 0u; b < E / R; b++) {
+    let q = tid + b * T;
+    let j = q % s;
+    let d = (q / s) * L + (j / ns) * ns * R + j % ns;
+    for (var r = 0u; r < R; r++) {
+      buf[d + r * ns] = (*v)[b * R + r];
+    }
+  }
+  workgroupBarrier();
+}
+
 fn stage8(ns: u32) {
   var v: array<vec2<f32>, E>;
-  let quarter = L / 8u;
   for (var b = 0u; b < E / 8u; b++) {
     let q = tid + b * T;
-    let c = q / quarter;
-    let j = q % quarter;
-    let k = j % ns;
-    let step = k * (L / (ns * 8u));
     var a: array<vec2<f32>, 8>;
     for (var r = 0u; r < 8u; r++) {
-      a[r] = cmul(buf[c * L + j + r * quarter], twiddle(r * step));
+      a[r] = input(8u, ns, q, r);
     }
+    // two radix-4 butterflies (even and odd inputs), then a radix-2 step with W_8^k
     let e0 = a[0] + a[4];
     let e1 = a[0] - a[4];
     let e2 = a[2] + a[6];
@@ -119,33 +139,17 @@ fn stage8(ns: u32) {
     v[b * 8u + 3u] = E3 + O3;
     v[b * 8u + 7u] = E3 - O3;
   }
-  workgroupBarrier();
-  for (var b = 0u; b < E / 8u; b++) {
-    let q = tid + b * T;
-    let c = q / quarter;
-    let j = q % quarter;
-    let k = j % ns;
-    let d = c * L + (j / ns) * ns * 8u + k;
-    for (var r = 0u; r < 8u; r++) {
-      buf[d + r * ns] = v[b * 8u + r];
-    }
-  }
-  workgroupBarrier();
+  place(&v, 8u, ns);
 }
 
 fn stage4(ns: u32) {
   var v: array<vec2<f32>, E>;
-  let quarter = L / 4u;
   for (var b = 0u; b < E / 4u; b++) {
     let q = tid + b * T;
-    let c = q / quarter;
-    let j = q % quarter;
-    let k = j % ns;
-    let step = k * (L / (ns * 4u));
-    let a0 = buf[c * L + j];
-    let a1 = cmul(buf[c * L + j + quarter], twiddle(step));
-    let a2 = cmul(buf[c * L + j + 2u * quarter], twiddle(2u * step));
-    let a3 = cmul(buf[c * L + j + 3u * quarter], twiddle(3u * step));
+    let a0 = input(4u, ns, q, 0u);
+    let a1 = input(4u, ns, q, 1u);
+    let a2 = input(4u, ns, q, 2u);
+    let a3 = input(4u, ns, q, 3u);
     let t0 = a0 + a2;
     let t1 = a0 - a2;
     let t2 = a1 + a3;
@@ -155,44 +159,19 @@ fn stage4(ns: u32) {
     v[b * 4u + 2u] = t0 - t2;
     v[b * 4u + 3u] = t1 - t3;
   }
-  workgroupBarrier();
-  for (var b = 0u; b < E / 4u; b++) {
-    let q = tid + b * T;
-    let c = q / quarter;
-    let j = q % quarter;
-    let k = j % ns;
-    let d = c * L + (j / ns) * ns * 4u + k;
-    for (var r = 0u; r < 4u; r++) {
-      buf[d + r * ns] = v[b * 4u + r];
-    }
-  }
-  workgroupBarrier();
+  place(&v, 4u, ns);
 }
 
 fn stage2(ns: u32) {
   var v: array<vec2<f32>, E>;
-  let half = L / 2u;
   for (var b = 0u; b < E / 2u; b++) {
     let q = tid + b * T;
-    let c = q / half;
-    let j = q % half;
-    let k = j % ns;
-    let a0 = buf[c * L + j];
-    let a1 = cmul(buf[c * L + j + half], twiddle(k * (L / (ns * 2u))));
+    let a0 = input(2u, ns, q, 0u);
+    let a1 = input(2u, ns, q, 1u);
     v[b * 2u] = a0 + a1;
     v[b * 2u + 1u] = a0 - a1;
   }
-  workgroupBarrier();
-  for (var b = 0u; b < E / 2u; b++) {
-    let q = tid + b * T;
-    let c = q / half;
-    let j = q % half;
-    let k = j % ns;
-    let d = c * L + (j / ns) * ns * 2u + k;
-    buf[d] = v[b * 2u];
-    buf[d + ns] = v[b * 2u + 1u];
-  }
-  workgroupBarrier();
+  place(&v, 2u, ns);
 }
 
 @compute @workgroup_size(T)

@@ -1,17 +1,11 @@
 // Powers of two on the WebGPU backend: one pass in workgroup memory up to the adapter's limit, four-step
 // above it, forward and inverse, against float64.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { referenceFft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { openWebGpu, tolerance, worstRowError } from './gpu.js';
+import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
-const gpu = await openWebGpu();
-const b = gpu.backend;
-if (!b) console.log(`WebGPU tests skipped: ${gpu.skip}`);
-afterAll(() => b?.dispose());
-
-const errors: string[] = [];
-afterAll(() => console.log(`relative L2 against float64:\n${errors.join('\n')}`));
+const { b, errors } = await webgpuSuite();
 
 describe.skipIf(!b)('webgpu fft: powers of two', () => {
   const sizes = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];

@@ -1,18 +1,12 @@
 // The WebGPU backend's complex FFT for every n (powers of two, Bluestein for the rest), batches,
 // DeviceArrays and argument checks, against float64.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { referenceFft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { openWebGpu, tolerance, worstRowError } from './gpu.js';
+import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
-const gpu = await openWebGpu();
-const b = gpu.backend;
-if (!b) console.log(`WebGPU tests skipped: ${gpu.skip}`);
-afterAll(() => b?.dispose());
-
-const errors: string[] = [];
-afterAll(() => console.log(`relative L2 against float64:\n${errors.join('\n')}`));
+const { b, errors } = await webgpuSuite();
 
 describe.skipIf(!b)('webgpu fft', () => {
   it('every n from 1 to 64, forward and inverse, batch 3', async () => {

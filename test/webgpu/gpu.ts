@@ -2,6 +2,7 @@
 // (Debian's chromium package ships it) is selected when VK_ICD_FILENAMES is unset. Under CI (CI=true) a
 // missing adapter fails the tests instead of skipping them: CI installs SwiftShader.
 import { existsSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import {
   createWebGpuBackend,
   probeWebGpu,
@@ -52,4 +53,17 @@ export function worstRowError(
     worst = Math.max(worst, relL2(got.subarray(r * outRow, (r + 1) * outRow), ref));
   }
   return worst;
+}
+
+/** Opens the backend for a test file (disposed after it) and a list of measured errors printed at its end. */
+export async function webgpuSuite(): Promise<{ b: WebGpuBackend | null; errors: string[] }> {
+  const gpu = await openWebGpu();
+  const b = gpu.backend;
+  if (!b) console.log(`WebGPU tests skipped: ${gpu.skip}`);
+  const errors: string[] = [];
+  afterAll(async () => {
+    console.log(`relative L2 against float64:\n${errors.join('\n')}`);
+    await b?.dispose();
+  });
+  return { b, errors };
 }

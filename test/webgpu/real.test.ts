@@ -1,17 +1,11 @@
 // rfft / irfft on the WebGPU backend (numpy.fft conventions), even n through the half-length complex
 // FFT, odd n through the full one, against float64.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { referenceIrfft, referenceRfft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { openWebGpu, tolerance, worstRowError } from './gpu.js';
+import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
-const gpu = await openWebGpu();
-const b = gpu.backend;
-if (!b) console.log(`WebGPU tests skipped: ${gpu.skip}`);
-afterAll(() => b?.dispose());
-
-const errors: string[] = [];
-afterAll(() => console.log(`relative L2 against float64:\n${errors.join('\n')}`));
+const { b, errors } = await webgpuSuite();
 
 describe.skipIf(!b)('webgpu rfft / irfft', () => {
   const sizes = [1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 33, 64, 100, 1000, 1024, 4096, 4097, 8192, 48000, 65536];

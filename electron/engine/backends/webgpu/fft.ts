@@ -581,6 +581,20 @@ class BluesteinPlan implements ComplexPlan {
   }
 }
 
+/** A kernel of shaders/real.wgsl over `total` outputs (Params: n, total, groupsX, inBase, outBase). */
+function realKernel(
+  fft: WebGpuFft,
+  job: FftJob,
+  entry: string,
+  n: number,
+  total: number,
+  inBase: number,
+  outBase: number,
+  buffers: Record<number, GPUBuffer>,
+): void {
+  fft.elementwiseDispatch(job, 'real', entry, total, [n, total, inBase, outBase], 2, [], buffers, 3);
+}
+
 /** Even n: the complex FFT of n/2 points on the reals read as complex, and a post-process. */
 class EvenRealPlan implements RealPlan {
   readonly bins: number;
@@ -606,34 +620,14 @@ class EvenRealPlan implements RealPlan {
     const z = this.fft.scratch.get(0, rows * h * 8);
     this.half.encode(job, src, inBase / 2, z, 0, rows, false, 1);
     const total = rows * (h + 1);
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'rfftPost',
-      total,
-      [this.n, total, 0, outBase],
-      2,
-      [],
-      { 0: z, 1: dst, 2: this.tw },
-      3,
-    );
+    realKernel(this.fft, job, 'rfftPost', this.n, total, 0, outBase, { 0: z, 1: dst, 2: this.tw });
   }
 
   inverse(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
     const h = this.n / 2;
     const z = this.fft.scratch.get(0, rows * h * 8);
     const total = rows * h;
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'irfftPre',
-      total,
-      [this.n, total, inBase, 0],
-      2,
-      [],
-      { 0: src, 1: z, 2: this.tw },
-      3,
-    );
+    realKernel(this.fft, job, 'irfftPre', this.n, total, inBase, 0, { 0: src, 1: z, 2: this.tw });
     this.half.encode(job, z, 0, dst, outBase / 2, rows, true, 1);
   }
 }
@@ -659,58 +653,18 @@ class OddRealPlan implements RealPlan {
     const n = this.n;
     const y = this.fft.scratch.get(0, rows * n * 8);
     const y2 = this.fft.scratch.get(1, rows * n * 8);
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'widen',
-      rows * n,
-      [n, rows * n, inBase, 0],
-      2,
-      [],
-      { 4: src, 1: y },
-      3,
-    );
+    realKernel(this.fft, job, 'widen', n, rows * n, inBase, 0, { 4: src, 1: y });
     this.full.encode(job, y, 0, y2, 0, rows, false, 2);
     const total = rows * this.bins;
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'take',
-      total,
-      [n, total, 0, outBase],
-      2,
-      [],
-      { 0: y2, 1: dst },
-      3,
-    );
+    realKernel(this.fft, job, 'take', n, total, 0, outBase, { 0: y2, 1: dst });
   }
 
   inverse(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
     const n = this.n;
     const y = this.fft.scratch.get(0, rows * n * 8);
     const y2 = this.fft.scratch.get(1, rows * n * 8);
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'hermitian',
-      rows * n,
-      [n, rows * n, inBase, 0],
-      2,
-      [],
-      { 0: src, 1: y },
-      3,
-    );
+    realKernel(this.fft, job, 'hermitian', n, rows * n, inBase, 0, { 0: src, 1: y });
     this.full.encode(job, y, 0, y2, 0, rows, true, 2);
-    this.fft.elementwiseDispatch(
-      job,
-      'real',
-      'realPart',
-      rows * n,
-      [n, rows * n, 0, outBase],
-      2,
-      [],
-      { 0: y2, 5: dst },
-      3,
-    );
+    realKernel(this.fft, job, 'realPart', n, rows * n, 0, outBase, { 0: y2, 5: dst });
   }
 }
