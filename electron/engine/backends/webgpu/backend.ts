@@ -23,7 +23,7 @@ import type {
   SpectrogramProcessor,
   TransformOptions,
 } from '../backend.js';
-import { checkInteger } from '../validate.js';
+import { transformOutput, transformShape } from '../validate.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
 import { MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
@@ -131,10 +131,6 @@ export class WebGpuBackend implements Backend {
     return run;
   }
 
-  private static inputLength(input: ArrayInput): number {
-    return input.length;
-  }
-
   private checkInput(input: ArrayInput, what: string): void {
     if (input instanceof Float32Array) return;
     if (input instanceof WebGpuDeviceArray) {
@@ -148,16 +144,13 @@ export class WebGpuBackend implements Backend {
     throw new InvalidArgumentError(`${what}: expected a Float32Array or a DeviceArray`);
   }
 
-  private output(out: Float32Array | undefined, length: number, what: string): Float32Array {
-    if (out === undefined) return new Float32Array(length);
-    if (!(out instanceof Float32Array) || out.length !== length) {
+  /** Sizes above this adapter's largest transform are refused with the limit named. */
+  private checkSize(what: string, n: number): void {
+    if (n > this.maxFft) {
       throw new InvalidArgumentError(
-        `${what}: out must be a Float32Array of exactly ${length} values (got ${
-          out instanceof Float32Array ? out.length : typeof out
-        })`,
+        `${what}: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxFft})`,
       );
     }
-    return out;
   }
 
   async upload(data: Float32Array): Promise<DeviceArray> {
@@ -281,21 +274,16 @@ export class WebGpuBackend implements Backend {
     options?: TransformOptions & { inverse?: boolean },
   ): Promise<Float32Array> {
     this.alive();
-    checkInteger('fft: n', n, 1, this.maxFft);
     this.checkInput(input, 'fft input');
-    const len = WebGpuBackend.inputLength(input);
-    if (len % (2 * n) !== 0) {
-      throw new InvalidArgumentError(
-        `fft: input length ${len} is not a multiple of 2·n = ${2 * n} (batch × n interleaved complex values)`,
-      );
-    }
-    const out = this.output(options?.out, len, 'fft');
+    const { batch, outLength } = transformShape('fft', n, input.length);
+    this.checkSize('fft', n);
+    const out = transformOutput(options?.out, outLength, 'fft');
     const inverse = options?.inverse === true;
     const plan = this.fftPlanner.plan(n);
     await this.serial(() =>
       this.batched(
         input,
-        len / (2 * n),
+        batch,
         2 * n,
         2 * n,
         plan.scratchPerRow,
@@ -309,20 +297,15 @@ export class WebGpuBackend implements Backend {
 
   async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('rfft: n', n, 1, this.maxFft);
     this.checkInput(input, 'rfft input');
-    const len = WebGpuBackend.inputLength(input);
-    if (len % n !== 0) {
-      throw new InvalidArgumentError(
-        `rfft: input length ${len} is not a multiple of n = ${n} (batch × n reals)`,
-      );
-    }
+    const { batch, outLength } = transformShape('rfft', n, input.length);
+    this.checkSize('rfft', n);
+    const out = transformOutput(options?.out, outLength, 'rfft');
     const plan = this.fftPlanner.realPlan(n);
-    const out = this.output(options?.out, (len / n) * 2 * plan.bins, 'rfft');
     await this.serial(() =>
       this.batched(
         input,
-        len / n,
+        batch,
         n,
         2 * plan.bins,
         plan.scratchPerRow,
@@ -336,18 +319,12 @@ export class WebGpuBackend implements Backend {
 
   async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
     this.alive();
-    checkInteger('irfft: n', n, 1, this.maxFft);
     this.checkInput(input, 'irfft input');
-    const len = WebGpuBackend.inputLength(input);
-    const bins = Math.floor(n / 2) + 1;
-    if (len % (2 * bins) !== 0) {
-      throw new InvalidArgumentError(
-        `irfft: input length ${len} is not a multiple of 2·(floor(n/2)+1) = ${2 * bins} (batch × bins interleaved complex values)`,
-      );
-    }
+    const { batch: rows, outLength } = transformShape('irfft', n, input.length);
+    this.checkSize('irfft', n);
+    const out = transformOutput(options?.out, outLength, 'irfft');
     const plan = this.fftPlanner.realPlan(n);
-    const rows = len / (2 * bins);
-    const out = this.output(options?.out, rows * n, 'irfft');
+    const bins = plan.bins;
     await this.serial(() =>
       this.batched(input, rows, 2 * bins, n, plan.scratchPerRow, plan.dispatches, out, (job, src, dst, r) =>
         plan.inverse(job, src.buffer, src.base / 2, dst, 0, r),
