@@ -1,0 +1,361 @@
+// The WebGPU backend: the Backend interface over Dawn (Node), its FFTs in shaders/*.wgsl.
+//
+//   const gpu = await createWebGpuBackend();        // throws BackendUnavailableError with the reason
+//   const X = await gpu.fft(x, 1024);               // batch × 1024 interleaved complex, float32
+//   const d = await gpu.upload(x); await gpu.fft(d, 1024); d.free();
+//   await gpu.dispose();
+//
+// Calls run one at a time (in order). Host arrays go up with queue.writeBuffer and come back through a
+// reused MAP_READ buffer; large batches run in chunks of whole transforms (CHUNK_BYTES), so buffers stay
+// far below the adapter's limits. A lost device or a GPU error marks the backend failed
+// (BackendFailedError, sticky): the failover moves the work to the next backend.
+
+import { InvalidArgumentError, PhasorError } from '../../errors.js';
+import type {
+  ArrayInput,
+  Backend,
+  Correlator,
+  CorrelatorConfig,
+  DeviceArray,
+  FirConfig,
+  FirFilter,
+  SpectrogramConfig,
+  SpectrogramProcessor,
+  TransformOptions,
+} from '../backend.js';
+import { transformOutput, transformShape } from '../validate.js';
+import type { WebGpuContext } from './device.js';
+import { WebGpuFft, type FftJob } from './fft.js';
+import { MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
+
+/** Bytes of the largest chunk of a batch sent in one submit (input, output and scratch each). */
+export const CHUNK_BYTES = 64 * 1024 * 1024;
+
+export class WebGpuDeviceArray implements DeviceArray {
+  private buf: GPUBuffer | null;
+
+  constructor(
+    readonly owner: WebGpuBackend,
+    buffer: GPUBuffer,
+    readonly length: number,
+  ) {
+    this.buf = buffer;
+  }
+
+  /** The device buffer (throws once freed). */
+  get buffer(): GPUBuffer {
+    if (this.buf === null) throw new InvalidArgumentError('the DeviceArray was freed and cannot be used');
+    return this.buf;
+  }
+
+  async download(out?: Float32Array): Promise<Float32Array> {
+    if (out !== undefined && (!(out instanceof Float32Array) || out.length !== this.length)) {
+      throw new InvalidArgumentError(`download: out must be a Float32Array of length ${this.length}`);
+    }
+    const dst = out ?? new Float32Array(this.length);
+    await this.owner.download(this.buffer, dst);
+    return dst;
+  }
+
+  free(): void {
+    this.buf?.destroy();
+    this.buf = null;
+  }
+}
+
+/** Where a transform's input lives: a device buffer and an offset in floats, for one chunk of rows. */
+type Source = { buffer: GPUBuffer; base: number };
+
+export class WebGpuBackend implements Backend {
+  readonly name = 'webgpu' as const;
+  readonly device: string;
+  readonly details: Record<string, string | number>;
+  readonly ctx: WebGpuContext;
+  readonly fftPlanner: WebGpuFft;
+  private readonly io: ScratchBuffers;
+  private readback: GPUBuffer | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+
+  constructor(ctx: WebGpuContext) {
+    this.ctx = ctx;
+    this.device = ctx.name;
+    this.fftPlanner = new WebGpuFft(ctx);
+    this.io = new ScratchBuffers(ctx.device);
+    this.details = {
+      ...ctx.details,
+      onePassFft: this.fftPlanner.onePassMax,
+      maxFft: this.fftPlanner.maxSize,
+    };
+  }
+
+  /** The largest transform size on this adapter. */
+  get maxFft(): number {
+    return this.fftPlanner.maxSize;
+  }
+
+  private alive(): void {
+    this.ctx.check();
+    if (this.disposed) throw new InvalidArgumentError('the webgpu backend was disposed and cannot be used');
+  }
+
+  /** Runs `work` after every earlier call; GPU errors (lost device, validation, out of memory) become a
+   * sticky BackendFailedError. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.alive();
+      const device = this.ctx.device;
+      device.pushErrorScope('internal');
+      device.pushErrorScope('out-of-memory');
+      device.pushErrorScope('validation');
+      let result: T;
+      try {
+        result = await work();
+      } catch (err) {
+        if (err instanceof PhasorError) throw err;
+        this.ctx.check();
+        throw this.ctx.fail(err instanceof Error ? err.message : String(err), err);
+      } finally {
+        const errors = await Promise.all([
+          device.popErrorScope(),
+          device.popErrorScope(),
+          device.popErrorScope(),
+        ]);
+        const e = errors.find((x) => x !== null);
+        if (e) this.ctx.fail(`${e.constructor.name}: ${e.message}`);
+      }
+      this.ctx.check();
+      return result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private checkInput(input: ArrayInput, what: string): void {
+    if (input instanceof Float32Array) return;
+    if (input instanceof WebGpuDeviceArray) {
+      if (input.owner !== this)
+        throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend`);
+      return;
+    }
+    if (typeof input === 'object' && input !== null && 'owner' in input) {
+      throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend`);
+    }
+    throw new InvalidArgumentError(`${what}: expected a Float32Array or a DeviceArray`);
+  }
+
+  /** Sizes above this adapter's largest transform are refused with the limit named. */
+  private checkSize(what: string, n: number): void {
+    if (n > this.maxFft) {
+      throw new InvalidArgumentError(
+        `${what}: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxFft})`,
+      );
+    }
+  }
+
+  async upload(data: Float32Array): Promise<DeviceArray> {
+    this.alive();
+    if (!(data instanceof Float32Array))
+      throw new InvalidArgumentError('upload: data must be a Float32Array');
+    if (data.byteLength > this.ctx.limits.storageBinding) {
+      throw new InvalidArgumentError(
+        `upload: ${data.byteLength} bytes is above the largest WebGPU buffer here (${this.ctx.limits.storageBinding})`,
+      );
+    }
+    return this.serial(async () => {
+      const buffer = this.ctx.device.createBuffer({
+        label: 'phasor array',
+        size: Math.max(8, Math.ceil(data.byteLength / 8) * 8),
+        usage: STORAGE_USAGE,
+      });
+      this.ctx.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      return new WebGpuDeviceArray(this, buffer, data.length);
+    });
+  }
+
+  /** Copies `out.length` floats from the start of `buffer` to host memory. */
+  download(buffer: GPUBuffer, out: Float32Array): Promise<void> {
+    return this.serial(async () => {
+      for (let at = 0; at < out.length;) {
+        const count = Math.min(out.length - at, CHUNK_BYTES / 4);
+        const encoder = this.ctx.device.createCommandEncoder();
+        encoder.copyBufferToBuffer(
+          buffer,
+          at * 4,
+          this.readbackBuffer(count * 4),
+          0,
+          Math.ceil(count / 1) * 4,
+        );
+        this.ctx.device.queue.submit([encoder.finish()]);
+        await this.read(out.subarray(at, at + count));
+        at += count;
+      }
+    });
+  }
+
+  private readbackBuffer(bytes: number): GPUBuffer {
+    if (this.readback && this.readback.size >= bytes) return this.readback;
+    this.readback?.destroy();
+    let size = 256;
+    while (size < bytes) size *= 2;
+    this.readback = this.ctx.device.createBuffer({
+      label: 'phasor readback',
+      size,
+      usage: MAP_READ | USAGE.COPY_DST,
+    });
+    return this.readback;
+  }
+
+  /** Maps the readback buffer and copies its first out.length floats out. */
+  private async read(out: Float32Array): Promise<void> {
+    const rb = this.readback!;
+    const bytes = Math.ceil(out.byteLength / 4) * 4;
+    await rb.mapAsync(MAP_READ, 0, bytes);
+    try {
+      out.set(new Float32Array(rb.getMappedRange(0, bytes), 0, out.length));
+    } finally {
+      rb.unmap();
+    }
+  }
+
+  /**
+   * Runs a batch in chunks of whole rows: each chunk's input (inPerRow floats a row) is bound from the
+   * DeviceArray or written to an input buffer, `encode` records the kernels, and the outPerRow floats a
+   * row come back into `out`.
+   */
+  private async batched(
+    input: ArrayInput,
+    rows: number,
+    inPerRow: number,
+    outPerRow: number,
+    scratchPerRow: number,
+    dispatches: number,
+    out: Float32Array,
+    encode: (job: FftJob, src: Source, dst: GPUBuffer, rows: number) => void,
+  ): Promise<void> {
+    if (rows === 0) return;
+    const perRow = 4 * Math.max(inPerRow, outPerRow, 2 * scratchPerRow, 1);
+    const chunk = Math.max(1, Math.floor(CHUNK_BYTES / perRow));
+    if (perRow > this.ctx.limits.storageBinding) {
+      throw new InvalidArgumentError(
+        `one transform needs ${perRow} bytes, above the largest WebGPU buffer here`,
+      );
+    }
+    const device = this.ctx.device;
+    const planner = this.fftPlanner;
+    for (let r0 = 0; r0 < rows; r0 += chunk) {
+      const count = Math.min(chunk, rows - r0);
+      let src: Source;
+      if (input instanceof Float32Array) {
+        const buffer = this.io.get(0, Math.max(8, count * inPerRow * 4));
+        const from = r0 * inPerRow;
+        device.queue.writeBuffer(buffer, 0, input.buffer, input.byteOffset + from * 4, count * inPerRow * 4);
+        src = { buffer, base: 0 };
+      } else {
+        src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
+      }
+      const dst = this.io.get(1, Math.max(8, count * outPerRow * 4));
+      if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      encode({ pass, arena: planner.arena }, src, dst, count);
+      pass.end();
+      const bytes = count * outPerRow * 4;
+      encoder.copyBufferToBuffer(dst, 0, this.readbackBuffer(bytes), 0, Math.ceil(bytes / 4) * 4);
+      planner.arena.flush(device.queue);
+      device.queue.submit([encoder.finish()]);
+      await this.read(out.subarray(r0 * outPerRow, (r0 + count) * outPerRow));
+    }
+  }
+
+  async fft(
+    input: ArrayInput,
+    n: number,
+    options?: TransformOptions & { inverse?: boolean },
+  ): Promise<Float32Array> {
+    this.alive();
+    this.checkInput(input, 'fft input');
+    const { batch, outLength } = transformShape('fft', n, input.length);
+    this.checkSize('fft', n);
+    const out = transformOutput(options?.out, outLength, 'fft');
+    const inverse = options?.inverse === true;
+    const plan = this.fftPlanner.plan(n);
+    await this.serial(() =>
+      this.batched(
+        input,
+        batch,
+        2 * n,
+        2 * n,
+        plan.scratchPerRow,
+        plan.dispatches,
+        out,
+        (job, src, dst, rows) => plan.encode(job, src.buffer, src.base / 2, dst, 0, rows, inverse),
+      ),
+    );
+    return out;
+  }
+
+  async rfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
+    this.alive();
+    this.checkInput(input, 'rfft input');
+    const { batch, outLength } = transformShape('rfft', n, input.length);
+    this.checkSize('rfft', n);
+    const out = transformOutput(options?.out, outLength, 'rfft');
+    const plan = this.fftPlanner.realPlan(n);
+    await this.serial(() =>
+      this.batched(
+        input,
+        batch,
+        n,
+        2 * plan.bins,
+        plan.scratchPerRow,
+        plan.dispatches,
+        out,
+        (job, src, dst, rows) => plan.forward(job, src.buffer, src.base, dst, 0, rows),
+      ),
+    );
+    return out;
+  }
+
+  async irfft(input: ArrayInput, n: number, options?: TransformOptions): Promise<Float32Array> {
+    this.alive();
+    this.checkInput(input, 'irfft input');
+    const { batch: rows, outLength } = transformShape('irfft', n, input.length);
+    this.checkSize('irfft', n);
+    const out = transformOutput(options?.out, outLength, 'irfft');
+    const plan = this.fftPlanner.realPlan(n);
+    const bins = plan.bins;
+    await this.serial(() =>
+      this.batched(input, rows, 2 * bins, n, plan.scratchPerRow, plan.dispatches, out, (job, src, dst, r) =>
+        plan.inverse(job, src.buffer, src.base / 2, dst, 0, r),
+      ),
+    );
+    return out;
+  }
+
+  createSpectrogram(_config: SpectrogramConfig): SpectrogramProcessor {
+    throw notBuilt('spectrogram');
+  }
+
+  createFir(_config: FirConfig): FirFilter {
+    throw notBuilt('FIR filter');
+  }
+
+  createCorrelator(_config: CorrelatorConfig): Correlator {
+    throw notBuilt('correlator');
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    await this.queue;
+    this.disposed = true;
+    this.fftPlanner.dispose();
+    this.io.destroy();
+    this.readback?.destroy();
+    this.ctx.destroy();
+  }
+}
+
+function notBuilt(what: string): PhasorError {
+  return new PhasorError('unsupported', `the webgpu backend has no ${what} processor yet`);
+}

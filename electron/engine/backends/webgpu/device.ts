@@ -1,0 +1,207 @@
+// Opening a WebGPU device in Node through Dawn (the `webgpu` npm package), with the adapter's real limits.
+//
+//   const p = await probeWebGpu();              // { available: true, device, details } | { available: false, reason }
+//   const ctx = await openWebGpuDevice();        // throws BackendUnavailableError with the reason
+//   …; ctx.check();                              // throws BackendFailedError once the device is lost or failed
+//   ctx.destroy();
+//
+// A device gets the WebGPU defaults (16 KiB of workgroup memory…) unless it asks for more, so it asks for
+// what the adapter has. The object create([]) returns stays referenced by the context: once collected,
+// Dawn aborts in its work-done callbacks. A lost device or an uncaptured error (out of memory, a
+// validation error from a driver) makes the context failed: every later call throws BackendFailedError,
+// which the failover answers by moving the work to the next backend.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type * as WebGpuModule from 'webgpu';
+import { BackendFailedError, BackendUnavailableError } from '../../errors.js';
+
+export type WebGpuAvailability =
+  | { available: true; device: string; details: Record<string, string | number> }
+  | { available: false; reason: string };
+
+/** The limits the kernels plan with (the device's, as granted). */
+export interface WebGpuLimits {
+  workgroupStorage: number;
+  invocations: number;
+  workgroupSizeX: number;
+  storageBinding: number;
+  bufferSize: number;
+  workgroupsPerDimension: number;
+  storageOffsetAlignment: number;
+}
+
+/** The largest buffer this backend asks for, below the adapter's limit: larger ones were seen to fail
+ * without a word on a real GPU. */
+export const WEBGPU_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
+
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+type Module = typeof WebGpuModule;
+let loaded: { module?: Module; reason?: string } | undefined;
+
+async function loadModule(): Promise<{ module?: Module; reason?: string }> {
+  if (loaded) return loaded;
+  try {
+    loaded = { module: (await import('webgpu')) as Module };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    loaded = { reason: `the webgpu package (Dawn for Node) could not be loaded: ${message}` };
+  }
+  return loaded;
+}
+
+function vulkanLoaderFound(): boolean {
+  const dirs = [
+    ...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/lib/x86_64-linux-gnu',
+    '/usr/local/lib',
+  ];
+  return dirs.some((d) => existsSync(path.join(d, 'libvulkan.so.1')));
+}
+
+/** Why there is no adapter, in words a person can act on. */
+function noAdapterReason(): string {
+  const base = 'no WebGPU adapter was found';
+  if (process.platform !== 'linux') return `${base} (no GPU driver that Dawn can use)`;
+  if (!vulkanLoaderFound()) return `${base}: the Vulkan loader (libvulkan.so.1) is not installed`;
+  const icd = process.env.VK_ICD_FILENAMES;
+  if (icd !== undefined) return `${base}: the Vulkan driver named by VK_ICD_FILENAMES (${icd}) offers none`;
+  const hint = existsSync(SWIFTSHADER_ICD)
+    ? `; without a GPU, VK_ICD_FILENAMES=${SWIFTSHADER_ICD} selects SwiftShader`
+    : '';
+  return `${base}: no Vulkan driver supports WebGPU${hint}`;
+}
+
+async function requestAdapter(): Promise<{ gpu?: GPU; adapter?: GPUAdapter; reason?: string }> {
+  const load = await loadModule();
+  if (!load.module) return { reason: load.reason };
+  try {
+    const gpu = load.module.create([]);
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    if (!adapter) return { reason: noAdapterReason() };
+    return { gpu, adapter };
+  } catch (err) {
+    return {
+      reason: `the WebGPU adapter request failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
+function adapterName(adapter: GPUAdapter): string {
+  const info = adapter.info;
+  const parts = [info.description || info.device || info.architecture || 'WebGPU adapter'];
+  if (info.vendor && !parts[0].toLowerCase().includes(info.vendor.toLowerCase())) parts.unshift(info.vendor);
+  return `${parts.join(' ')} (WebGPU, Dawn)`;
+}
+
+function adapterDetails(adapter: GPUAdapter): Record<string, string | number> {
+  const info = adapter.info;
+  const l = adapter.limits;
+  return {
+    vendor: info.vendor,
+    architecture: info.architecture,
+    api: 'Vulkan, Dawn (webgpu npm package)',
+    workgroupStorage: l.maxComputeWorkgroupStorageSize,
+    invocations: l.maxComputeInvocationsPerWorkgroup,
+    maxBuffer: l.maxBufferSize,
+    subgroups: adapter.features.has('subgroups') ? 'yes' : 'no',
+    timestampQuery: adapter.features.has('timestamp-query') ? 'yes' : 'no',
+  };
+}
+
+/** Whether WebGPU can run here, and why not. Never throws. */
+export async function probeWebGpu(): Promise<WebGpuAvailability> {
+  const r = await requestAdapter();
+  if (!r.adapter) return { available: false, reason: r.reason ?? 'unknown reason' };
+  return { available: true, device: adapterName(r.adapter), details: adapterDetails(r.adapter) };
+}
+
+export class WebGpuContext {
+  /** The object create([]) returned: referenced for the device's lifetime (see above). */
+  readonly gpu: GPU;
+  readonly adapter: GPUAdapter;
+  readonly device: GPUDevice;
+  readonly limits: WebGpuLimits;
+  readonly timestamps: boolean;
+  readonly subgroups: boolean;
+  readonly name: string;
+  readonly details: Record<string, string | number>;
+  private failure: BackendFailedError | undefined;
+  private destroyed = false;
+
+  constructor(gpu: GPU, adapter: GPUAdapter, device: GPUDevice) {
+    this.gpu = gpu;
+    this.adapter = adapter;
+    this.device = device;
+    const l = device.limits;
+    this.limits = {
+      workgroupStorage: l.maxComputeWorkgroupStorageSize,
+      invocations: l.maxComputeInvocationsPerWorkgroup,
+      workgroupSizeX: l.maxComputeWorkgroupSizeX,
+      storageBinding: Math.min(l.maxStorageBufferBindingSize, WEBGPU_MAX_BUFFER_BYTES),
+      bufferSize: Math.min(l.maxBufferSize, WEBGPU_MAX_BUFFER_BYTES),
+      workgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+      storageOffsetAlignment: l.minStorageBufferOffsetAlignment,
+    };
+    this.timestamps = device.features.has('timestamp-query');
+    this.subgroups = device.features.has('subgroups');
+    this.name = adapterName(adapter);
+    this.details = adapterDetails(adapter);
+    void device.lost.then((info) => {
+      if (!this.destroyed) this.fail(`the device was lost (${info.reason}): ${info.message}`);
+    });
+    device.onuncapturederror = (event: GPUUncapturedErrorEvent) => {
+      this.fail(`${event.error.constructor.name}: ${event.error.message}`);
+    };
+  }
+
+  /** Marks the device failed: every later call throws. */
+  fail(message: string, cause?: unknown): BackendFailedError {
+    this.failure ??= new BackendFailedError('webgpu', message, { sticky: true, cause });
+    return this.failure;
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** Throws the failure once the device is lost or failed. */
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.device.destroy();
+  }
+}
+
+/** Opens the adapter's device with its real limits and the features the kernels use. */
+export async function openWebGpuDevice(): Promise<WebGpuContext> {
+  const r = await requestAdapter();
+  if (!r.adapter || !r.gpu) throw new BackendUnavailableError('webgpu', r.reason ?? 'unknown reason');
+  const a = r.adapter;
+  const requiredFeatures: GPUFeatureName[] = [];
+  for (const f of ['timestamp-query', 'subgroups'] as const) if (a.features.has(f)) requiredFeatures.push(f);
+  const requiredLimits: Record<string, number> = {
+    maxComputeWorkgroupStorageSize: a.limits.maxComputeWorkgroupStorageSize,
+    maxComputeInvocationsPerWorkgroup: a.limits.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupSizeX: a.limits.maxComputeWorkgroupSizeX,
+    maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize,
+    maxBufferSize: a.limits.maxBufferSize,
+    maxStorageBuffersPerShaderStage: a.limits.maxStorageBuffersPerShaderStage,
+  };
+  try {
+    const device = await a.requestDevice({ requiredFeatures, requiredLimits, label: 'phasor' });
+    return new WebGpuContext(r.gpu, a, device);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new BackendUnavailableError('webgpu', `the WebGPU device could not be opened: ${message}`);
+  }
+}

@@ -1,0 +1,670 @@
+// The WebGPU FFT planner: plans cached by size, plan once, encode many times, dispose.
+//
+//   const fft = new WebGpuFft(ctx);
+//   const plan = fft.plan(n);                 // complex, any n ≥ 1
+//   plan.encode(job, src, inBase, dst, outBase, rows, inverse);   // rows transforms, complex units
+//   const real = fft.realPlan(n);             // numpy.fft.rfft / irfft
+//   fft.dispose();
+//
+// Sizes: powers of two up to `onePassMax` (the points of vec2<f32> that fit the adapter's workgroup memory,
+// e.g. 4096 in 32 or 48 KiB) in one pass of shaders/fft_pow2.wgsl; larger powers of two up to onePassMax²
+// as a four-step FFT of two passes of the same kernel (strided columns with the twiddles folded into their
+// stores, then contiguous rows stored transposed); every other n by Bluestein (shaders/bluestein.wgsl)
+// over a power-of-two plan. Mixed radix 3/5/7 for smooth sizes is not built yet: they take Bluestein.
+// Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
+
+import { InvalidArgumentError } from '../../errors.js';
+import { getFftPlan } from '../../fft/index.js';
+import type { WebGpuContext } from './device.js';
+import { grid, ScratchBuffers, UniformArena, unitCircle, uploadTable } from './gpu.js';
+import { shaderSource, variant, type ShaderConstants, type ShaderFamily } from './shaders.js';
+
+/** Everything one submit needs: the encoder and its compute pass, the uniform slots, the scratch space. */
+export interface FftJob {
+  pass: GPUComputePassEncoder;
+  arena: UniformArena;
+}
+
+export interface ComplexPlan {
+  readonly n: number;
+  readonly method: 'one-pass' | 'four-step' | 'bluestein';
+  /** Complex points of scratch space per transform (beyond input and output). */
+  readonly scratchPerRow: number;
+  /** Uniform slots one encode takes. */
+  readonly dispatches: number;
+  /** Encodes `rows` transforms of src[inBase + r·n …] into dst[outBase + r·n …] (complex units).
+   * Scratch slots from `slot` up are used. The inverse is scaled by 1/n unless `scale` says otherwise. */
+  encode(
+    job: FftJob,
+    src: GPUBuffer,
+    inBase: number,
+    dst: GPUBuffer,
+    outBase: number,
+    rows: number,
+    inverse: boolean,
+    slot?: number,
+    scale?: number,
+  ): void;
+  describe(): string;
+}
+
+export interface RealPlan {
+  readonly n: number;
+  readonly bins: number;
+  readonly scratchPerRow: number;
+  readonly dispatches: number;
+  /** rows × n reals at src[inBase…] (floats) → rows × bins complex at dst[outBase…] (complex units). */
+  forward(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void;
+  /** rows × bins complex (complex units) → rows × n reals (floats), scaled by 1/n. */
+  inverse(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void;
+}
+
+const ELEMENTWISE_THREADS = 256;
+/** Points a workgroup of a four-step pass holds (its transforms side by side, so strided loads and
+ * transposed stores touch adjacent addresses). */
+export const FOUR_STEP_POINTS = 1024;
+
+interface Pow2Variant {
+  L: number;
+  cols: number;
+  inverse: boolean;
+  outer: boolean;
+  loadColsFast: boolean;
+  storeColsFast: boolean;
+}
+
+function log2(n: number): number {
+  return 31 - Math.clz32(n);
+}
+
+function isPow2(n: number): boolean {
+  return n > 0 && (n & (n - 1)) === 0;
+}
+
+export class WebGpuFft {
+  /** The largest power of two one workgroup transforms in its memory. */
+  readonly onePassMax: number;
+  readonly arena: UniformArena;
+  readonly scratch: ScratchBuffers;
+  private readonly modules = new Map<string, GPUShaderModule>();
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private readonly twiddles = new Map<number, GPUBuffer>();
+  private readonly plans = new Map<number, ComplexPlan>();
+  private readonly realPlans = new Map<number, RealPlan>();
+  private readonly pow2Layout: GPUBindGroupLayout;
+  private readonly pow2PipelineLayout: GPUPipelineLayout;
+  private readonly owned: GPUBuffer[] = [];
+
+  constructor(readonly ctx: WebGpuContext) {
+    let cap = 1;
+    while (cap * 2 * 8 <= ctx.limits.workgroupStorage) cap *= 2;
+    this.onePassMax = cap;
+    this.arena = new UniformArena(ctx.device);
+    this.scratch = new ScratchBuffers(ctx.device);
+    const storage = (type: GPUBufferBindingType, binding: number): GPUBindGroupLayoutEntry => ({
+      binding,
+      visibility: 4, // GPUShaderStage.COMPUTE
+      buffer: { type },
+    });
+    this.pow2Layout = ctx.device.createBindGroupLayout({
+      label: 'fft_pow2',
+      entries: [
+        storage('read-only-storage', 0),
+        storage('storage', 1),
+        storage('read-only-storage', 2),
+        storage('read-only-storage', 3),
+        storage('uniform', 4),
+      ],
+    });
+    this.pow2PipelineLayout = ctx.device.createPipelineLayout({ bindGroupLayouts: [this.pow2Layout] });
+  }
+
+  /** The largest n a complex plan accepts. */
+  get maxSize(): number {
+    return this.onePassMax * this.onePassMax;
+  }
+
+  plan(n: number): ComplexPlan {
+    let p = this.plans.get(n);
+    if (!p) {
+      if (!Number.isInteger(n) || n < 1)
+        throw new InvalidArgumentError(`fft: n must be an integer ≥ 1 (got ${n})`);
+      if (isPow2(n)) {
+        if (n > this.maxSize) {
+          throw new InvalidArgumentError(
+            `fft: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxSize})`,
+          );
+        }
+        p = n <= this.onePassMax ? new OnePassPlan(this, n) : new FourStepPlan(this, n);
+      } else {
+        if (2 * n - 1 > this.maxSize) {
+          throw new InvalidArgumentError(
+            `fft: n = ${n} needs a Bluestein transform above the largest on this adapter (${this.maxSize})`,
+          );
+        }
+        p = new BluesteinPlan(this, n);
+      }
+      this.plans.set(n, p);
+    }
+    return p;
+  }
+
+  realPlan(n: number): RealPlan {
+    let p = this.realPlans.get(n);
+    if (!p) {
+      if (!Number.isInteger(n) || n < 1)
+        throw new InvalidArgumentError(`rfft: n must be an integer ≥ 1 (got ${n})`);
+      p = n % 2 === 0 ? new EvenRealPlan(this, n) : new OddRealPlan(this, n);
+      this.realPlans.set(n, p);
+    }
+    return p;
+  }
+
+  /** A buffer owned until dispose (plan tables). */
+  table(data: Float32Array, label: string): GPUBuffer {
+    const b = uploadTable(this.ctx, data, label);
+    this.owned.push(b);
+    return b;
+  }
+
+  /** (cos, sin)(2π·m/L) for m < L, shared by every pass of L points. */
+  twiddleTable(L: number): GPUBuffer {
+    let b = this.twiddles.get(L);
+    if (!b) {
+      b = this.table(unitCircle(L, L), `twiddles ${L}`);
+      this.twiddles.set(L, b);
+    }
+    return b;
+  }
+
+  private module(family: ShaderFamily, constants: ShaderConstants): GPUShaderModule {
+    const key = `${family} ${JSON.stringify(constants)}`;
+    let m = this.modules.get(key);
+    if (!m) {
+      m = this.ctx.device.createShaderModule({ label: key, code: variant(shaderSource(family), constants) });
+      this.modules.set(key, m);
+    }
+    return m;
+  }
+
+  /** The one-pass kernel for a variant (pipelines cached by their constants). */
+  pow2Pipeline(v: Pow2Variant): { pipeline: GPUComputePipeline; threads: number; pointsPerGroup: number } {
+    const points = v.L * v.cols;
+    const maxRadix = v.L >= 8 ? 8 : v.L;
+    const threads = Math.max(
+      1,
+      Math.min(256, this.ctx.limits.invocations, this.ctx.limits.workgroupSizeX, points / maxRadix),
+    );
+    const m = log2(v.L);
+    const constants: ShaderConstants = {
+      L: v.L,
+      COLS: v.cols,
+      T: threads,
+      E: points / threads,
+      STAGES8: Math.floor(m / 3),
+      LAST: [1, 2, 4][m % 3],
+      SIGN: v.inverse ? 1 : -1,
+      OUTER: v.outer,
+      LOAD_COLS_FAST: v.loadColsFast,
+      STORE_COLS_FAST: v.storeColsFast,
+    };
+    const key = `fft_pow2 ${JSON.stringify(constants)}`;
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      pipeline = this.ctx.device.createComputePipeline({
+        label: key,
+        layout: this.pow2PipelineLayout,
+        compute: { module: this.module('fft_pow2', constants), entryPoint: 'main' },
+      });
+      this.pipelines.set(key, pipeline);
+    }
+    return { pipeline, threads, pointsPerGroup: points };
+  }
+
+  /** An elementwise kernel (bluestein.wgsl, real.wgsl) with the layout its entry point uses. */
+  elementwise(family: ShaderFamily, entryPoint: string): GPUComputePipeline {
+    const key = `${family}.${entryPoint}`;
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      pipeline = this.ctx.device.createComputePipeline({
+        label: key,
+        layout: 'auto',
+        compute: { module: this.module(family, { WG: ELEMENTWISE_THREADS }), entryPoint },
+      });
+      this.pipelines.set(key, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** Encodes one pass of the pow2 kernel. */
+  pow2Dispatch(
+    job: FftJob,
+    v: Pow2Variant,
+    src: GPUBuffer,
+    dst: GPUBuffer,
+    outer: GPUBuffer | undefined,
+    a: {
+      count: number;
+      period: number;
+      block: number;
+      inBase: number;
+      inA: number;
+      inB: number;
+      outBase: number;
+      outA: number;
+      outB: number;
+      outerShift: number;
+      outerMask: number;
+      scale: number;
+    },
+  ): void {
+    const { pipeline } = this.pow2Pipeline(v);
+    const groups = Math.ceil(a.count / v.cols);
+    const g = grid(groups, this.ctx.limits.workgroupsPerDimension);
+    const uniforms = job.arena.slot(
+      [
+        a.count,
+        a.period,
+        a.block,
+        g.x,
+        a.inBase,
+        a.inA,
+        a.inB,
+        a.outBase,
+        a.outA,
+        a.outB,
+        a.outerShift,
+        a.outerMask,
+      ],
+      [a.scale],
+    );
+    const tw = this.twiddleTable(v.L);
+    const bindGroup = this.ctx.device.createBindGroup({
+      layout: this.pow2Layout,
+      entries: [
+        { binding: 0, resource: { buffer: src } },
+        { binding: 1, resource: { buffer: dst } },
+        { binding: 2, resource: { buffer: tw } },
+        { binding: 3, resource: { buffer: outer ?? tw } },
+        { binding: 4, resource: uniforms },
+      ],
+    });
+    job.pass.setPipeline(pipeline);
+    job.pass.setBindGroup(0, bindGroup);
+    job.pass.dispatchWorkgroups(g.x, g.y);
+  }
+
+  /** Encodes an elementwise kernel over `total` outputs; `words`/`floats` follow the kernel's Params with
+   * groupsX inserted at `groupsAt`. Bindings: index → buffer. */
+  elementwiseDispatch(
+    job: FftJob,
+    family: ShaderFamily,
+    entryPoint: string,
+    total: number,
+    words: number[],
+    groupsAt: number,
+    floats: number[],
+    buffers: Record<number, GPUBuffer>,
+    uniformBinding: number,
+  ): void {
+    const pipeline = this.elementwise(family, entryPoint);
+    const g = grid(Math.ceil(total / ELEMENTWISE_THREADS), this.ctx.limits.workgroupsPerDimension);
+    const w = [...words];
+    w.splice(groupsAt, 0, g.x);
+    const entries: GPUBindGroupEntry[] = Object.entries(buffers).map(([binding, buffer]) => ({
+      binding: Number(binding),
+      resource: { buffer },
+    }));
+    entries.push({ binding: uniformBinding, resource: job.arena.slot(w, floats) });
+    const bindGroup = this.ctx.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    job.pass.setPipeline(pipeline);
+    job.pass.setBindGroup(0, bindGroup);
+    job.pass.dispatchWorkgroups(g.x, g.y);
+  }
+
+  dispose(): void {
+    for (const b of this.owned) b.destroy();
+    this.owned.length = 0;
+    this.twiddles.clear();
+    this.plans.clear();
+    this.realPlans.clear();
+    this.pipelines.clear();
+    this.modules.clear();
+    this.scratch.destroy();
+    this.arena.destroy();
+  }
+}
+
+/** Transforms per workgroup for a pass of L points: enough to fill about 1024 points (or the memory). */
+function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
+  return Math.max(1, Math.min(fft.onePassMax, Math.max(L, target)) / L);
+}
+
+class OnePassPlan implements ComplexPlan {
+  readonly method = 'one-pass';
+  readonly scratchPerRow = 0;
+  readonly dispatches = 1;
+  private readonly cols: number;
+
+  constructor(
+    private readonly fft: WebGpuFft,
+    readonly n: number,
+  ) {
+    this.cols = colsFor(fft, n);
+  }
+
+  encode(
+    job: FftJob,
+    src: GPUBuffer,
+    inBase: number,
+    dst: GPUBuffer,
+    outBase: number,
+    rows: number,
+    inverse: boolean,
+    _slot = 0,
+    scale = inverse ? 1 / this.n : 1,
+  ): void {
+    const n = this.n;
+    const v = { L: n, cols: this.cols, inverse, outer: false, loadColsFast: false, storeColsFast: false };
+    this.fft.pow2Dispatch(job, v, src, dst, undefined, {
+      count: rows,
+      period: 1,
+      block: n,
+      inBase,
+      inA: 0,
+      inB: 1,
+      outBase,
+      outA: 0,
+      outB: 1,
+      outerShift: 0,
+      outerMask: 0,
+      scale,
+    });
+  }
+
+  describe(): string {
+    return `one pass (${this.n} points, ${this.cols} a workgroup)`;
+  }
+}
+
+/** n = n1·n2: n2 columns of n1 points (stride n2) with the twiddles W_n^(column·k1) folded into their
+ * stores, then n1 rows of n2 points stored transposed. */
+class FourStepPlan implements ComplexPlan {
+  readonly method = 'four-step';
+  readonly scratchPerRow: number;
+  readonly dispatches = 2;
+  readonly n1: number;
+  readonly n2: number;
+  private readonly outer: GPUBuffer;
+  private readonly outerShift: number;
+
+  constructor(
+    private readonly fft: WebGpuFft,
+    readonly n: number,
+  ) {
+    this.n1 = 1 << Math.floor(log2(n) / 2);
+    this.n2 = n / this.n1;
+    this.scratchPerRow = n;
+    // W_n^m = fine[m & (2^s − 1)] · coarse[m >> s]: two tables of about √n entries each
+    this.outerShift = Math.ceil(log2(n) / 2);
+    const fine = 1 << this.outerShift;
+    const table = new Float32Array(2 * (fine + n / fine));
+    table.set(unitCircle(n, fine), 0);
+    table.set(unitCircle(n, n / fine, fine), 2 * fine);
+    this.outer = fft.table(table, `four-step twiddles ${n}`);
+  }
+
+  encode(
+    job: FftJob,
+    src: GPUBuffer,
+    inBase: number,
+    dst: GPUBuffer,
+    outBase: number,
+    rows: number,
+    inverse: boolean,
+    slot = 0,
+    scale = inverse ? 1 / this.n : 1,
+  ): void {
+    const { n, n1, n2 } = this;
+    const tmp = this.fft.scratch.get(slot, rows * n * 8);
+    const cols1 = colsFor(this.fft, n1, FOUR_STEP_POINTS);
+    const cols2 = colsFor(this.fft, n2, FOUR_STEP_POINTS);
+    this.fft.pow2Dispatch(
+      job,
+      { L: n1, cols: cols1, inverse, outer: true, loadColsFast: true, storeColsFast: true },
+      src,
+      tmp,
+      this.outer,
+      {
+        count: rows * n2,
+        period: n2,
+        block: n,
+        inBase,
+        inA: 1,
+        inB: n2,
+        outBase: 0,
+        outA: 1,
+        outB: n2,
+        outerShift: this.outerShift,
+        outerMask: (1 << this.outerShift) - 1,
+        scale: 1,
+      },
+    );
+    this.fft.pow2Dispatch(
+      job,
+      { L: n2, cols: cols2, inverse, outer: false, loadColsFast: false, storeColsFast: true },
+      tmp,
+      dst,
+      undefined,
+      {
+        count: rows * n1,
+        period: n1,
+        block: n,
+        inBase: 0,
+        inA: n2,
+        inB: 1,
+        outBase,
+        outA: 1,
+        outB: n1,
+        outerShift: 0,
+        outerMask: 0,
+        scale,
+      },
+    );
+  }
+
+  describe(): string {
+    return `four-step (${this.n1} × ${this.n2})`;
+  }
+}
+
+/** Any n through power-of-two FFTs of m ≥ 2n − 1 points (see shaders/bluestein.wgsl). */
+class BluesteinPlan implements ComplexPlan {
+  readonly method = 'bluestein';
+  readonly m: number;
+  readonly scratchPerRow: number;
+  readonly dispatches: number;
+  private readonly inner: ComplexPlan;
+  private readonly tables: { chirp: GPUBuffer; filter: GPUBuffer }[] = [];
+
+  constructor(
+    private readonly fft: WebGpuFft,
+    readonly n: number,
+  ) {
+    let m = 1;
+    while (m < 2 * n - 1) m *= 2;
+    this.m = m;
+    this.inner = fft.plan(m);
+    this.scratchPerRow = 2 * m + this.inner.scratchPerRow;
+    this.dispatches = 3 + 2 * this.inner.dispatches;
+  }
+
+  /** The chirp e^(sign·iπ·j²/n) and the filter FFT_m(conj chirp)/m, in float64, uploaded on first use. */
+  private tablesFor(inverse: boolean): { chirp: GPUBuffer; filter: GPUBuffer } {
+    const d = inverse ? 1 : 0;
+    let t = this.tables[d];
+    if (!t) {
+      const { n, m } = this;
+      const sign = inverse ? 1 : -1;
+      const chirp = new Float64Array(2 * n);
+      for (let j = 0; j < n; j++) {
+        const a = (Math.PI * ((j * j) % (2 * n))) / n;
+        chirp[2 * j] = Math.cos(a);
+        chirp[2 * j + 1] = sign * Math.sin(a);
+      }
+      const b = new Float64Array(2 * m);
+      for (let j = 0; j < n; j++) {
+        b[2 * j] = chirp[2 * j];
+        b[2 * j + 1] = -chirp[2 * j + 1];
+        if (j > 0) {
+          b[2 * (m - j)] = chirp[2 * j];
+          b[2 * (m - j) + 1] = -chirp[2 * j + 1];
+        }
+      }
+      const spectrum = new Float64Array(2 * m);
+      getFftPlan(m).forward(b, spectrum);
+      for (let i = 0; i < spectrum.length; i++) spectrum[i] /= m;
+      t = {
+        chirp: this.fft.table(Float32Array.from(chirp), `bluestein chirp ${n}`),
+        filter: this.fft.table(Float32Array.from(spectrum), `bluestein filter ${n}`),
+      };
+      this.tables[d] = t;
+    }
+    return t;
+  }
+
+  encode(
+    job: FftJob,
+    src: GPUBuffer,
+    inBase: number,
+    dst: GPUBuffer,
+    outBase: number,
+    rows: number,
+    inverse: boolean,
+    slot = 0,
+    scale = inverse ? 1 / this.n : 1,
+  ): void {
+    const { n, m } = this;
+    const t = this.tablesFor(inverse);
+    const a = this.fft.scratch.get(slot, rows * m * 8);
+    const b = this.fft.scratch.get(slot + 1, rows * m * 8);
+    const ew = (
+      entry: string,
+      total: number,
+      inB: number,
+      outB: number,
+      s: GPUBuffer,
+      d: GPUBuffer,
+      table: GPUBuffer,
+      sc: number,
+    ) =>
+      this.fft.elementwiseDispatch(
+        job,
+        'bluestein',
+        entry,
+        total,
+        [n, m, total, inB, outB],
+        3,
+        [sc],
+        { 0: s, 1: d, 2: table },
+        3,
+      );
+    ew('pre', rows * m, inBase, 0, src, a, t.chirp, 1);
+    this.inner.encode(job, a, 0, b, 0, rows, false, slot + 2);
+    ew('mul', rows * m, 0, 0, b, a, t.filter, 1);
+    this.inner.encode(job, a, 0, b, 0, rows, true, slot + 2, 1);
+    ew('post', rows * n, 0, outBase, b, dst, t.chirp, scale);
+  }
+
+  describe(): string {
+    return `bluestein (${this.m}-point ${this.inner.describe()})`;
+  }
+}
+
+/** A kernel of shaders/real.wgsl over `total` outputs (Params: n, total, groupsX, inBase, outBase). */
+function realKernel(
+  fft: WebGpuFft,
+  job: FftJob,
+  entry: string,
+  n: number,
+  total: number,
+  inBase: number,
+  outBase: number,
+  buffers: Record<number, GPUBuffer>,
+): void {
+  fft.elementwiseDispatch(job, 'real', entry, total, [n, total, inBase, outBase], 2, [], buffers, 3);
+}
+
+/** Even n: the complex FFT of n/2 points on the reals read as complex, and a post-process. */
+class EvenRealPlan implements RealPlan {
+  readonly bins: number;
+  readonly scratchPerRow: number;
+  readonly dispatches: number;
+  private readonly half: ComplexPlan;
+  private readonly tw: GPUBuffer;
+
+  constructor(
+    private readonly fft: WebGpuFft,
+    readonly n: number,
+  ) {
+    const h = n / 2;
+    this.bins = h + 1;
+    this.half = fft.plan(h);
+    this.scratchPerRow = h + this.half.scratchPerRow;
+    this.dispatches = 1 + this.half.dispatches;
+    this.tw = fft.table(unitCircle(n, h + 1), `real twiddles ${n}`);
+  }
+
+  forward(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
+    const h = this.n / 2;
+    const z = this.fft.scratch.get(0, rows * h * 8);
+    this.half.encode(job, src, inBase / 2, z, 0, rows, false, 1);
+    const total = rows * (h + 1);
+    realKernel(this.fft, job, 'rfftPost', this.n, total, 0, outBase, { 0: z, 1: dst, 2: this.tw });
+  }
+
+  inverse(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
+    const h = this.n / 2;
+    const z = this.fft.scratch.get(0, rows * h * 8);
+    const total = rows * h;
+    realKernel(this.fft, job, 'irfftPre', this.n, total, inBase, 0, { 0: src, 1: z, 2: this.tw });
+    this.half.encode(job, z, 0, dst, outBase / 2, rows, true, 1);
+  }
+}
+
+/** Odd n: the full complex FFT of n points. */
+class OddRealPlan implements RealPlan {
+  readonly bins: number;
+  readonly scratchPerRow: number;
+  readonly dispatches: number;
+  private readonly full: ComplexPlan;
+
+  constructor(
+    private readonly fft: WebGpuFft,
+    readonly n: number,
+  ) {
+    this.bins = (n - 1) / 2 + 1;
+    this.full = fft.plan(n);
+    this.scratchPerRow = 2 * n + this.full.scratchPerRow;
+    this.dispatches = 2 + this.full.dispatches;
+  }
+
+  forward(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
+    const n = this.n;
+    const y = this.fft.scratch.get(0, rows * n * 8);
+    const y2 = this.fft.scratch.get(1, rows * n * 8);
+    realKernel(this.fft, job, 'widen', n, rows * n, inBase, 0, { 4: src, 1: y });
+    this.full.encode(job, y, 0, y2, 0, rows, false, 2);
+    const total = rows * this.bins;
+    realKernel(this.fft, job, 'take', n, total, 0, outBase, { 0: y2, 1: dst });
+  }
+
+  inverse(job: FftJob, src: GPUBuffer, inBase: number, dst: GPUBuffer, outBase: number, rows: number): void {
+    const n = this.n;
+    const y = this.fft.scratch.get(0, rows * n * 8);
+    const y2 = this.fft.scratch.get(1, rows * n * 8);
+    realKernel(this.fft, job, 'hermitian', n, rows * n, inBase, 0, { 0: src, 1: y });
+    this.full.encode(job, y, 0, y2, 0, rows, true, 2);
+    realKernel(this.fft, job, 'realPart', n, rows * n, 0, outBase, { 0: y2, 5: dst });
+  }
+}

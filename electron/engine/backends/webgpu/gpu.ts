@@ -1,0 +1,123 @@
+// Small WebGPU utilities the kernels share: buffer usage flags, a uniform arena (one slot a dispatch,
+// written once before the submit), dispatch over a 2D grid, growable scratch buffers, and tables
+// uploaded once.
+
+import type { WebGpuContext } from './device.js';
+
+// The WebGPU usage flags (GPUBufferUsage / GPUMapMode values of the spec; Node has no globals for them).
+export const USAGE = {
+  MAP_READ: 0x1,
+  COPY_SRC: 0x4,
+  COPY_DST: 0x8,
+  UNIFORM: 0x40,
+  STORAGE: 0x80,
+  QUERY_RESOLVE: 0x200,
+} as const;
+export const MAP_READ = 0x1;
+
+/** A storage buffer the kernels read and write, which can also be copied in and out. */
+export const STORAGE_USAGE = USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST;
+
+const SLOT_BYTES = 256; // minUniformBufferOffsetAlignment is at most 256
+const SLOT_WORDS = SLOT_BYTES / 4;
+
+/** Uniform parameters of the dispatches of one submit, each in its own 256-byte slot. */
+export class UniformArena {
+  private buffer: GPUBuffer;
+  private readonly staging: ArrayBuffer;
+  private readonly u32: Uint32Array;
+  private readonly f32: Float32Array;
+  private used = 0;
+  readonly slots: number;
+
+  constructor(
+    private readonly device: GPUDevice,
+    slots = 256,
+  ) {
+    this.slots = slots;
+    this.buffer = device.createBuffer({
+      label: 'phasor uniforms',
+      size: slots * SLOT_BYTES,
+      usage: USAGE.UNIFORM | USAGE.COPY_DST,
+    });
+    this.staging = new ArrayBuffer(slots * SLOT_BYTES);
+    this.u32 = new Uint32Array(this.staging);
+    this.f32 = new Float32Array(this.staging);
+  }
+
+  get remaining(): number {
+    return this.slots - this.used;
+  }
+
+  /** Stores u32 words then f32 words; returns the binding of the slot. */
+  slot(words: readonly number[], floats: readonly number[] = []): GPUBufferBinding {
+    if (this.used >= this.slots) throw new Error('uniform arena full: submit before encoding more');
+    const at = this.used++ * SLOT_WORDS;
+    for (let i = 0; i < words.length; i++) this.u32[at + i] = words[i];
+    for (let i = 0; i < floats.length; i++) this.f32[at + words.length + i] = floats[i];
+    return { buffer: this.buffer, offset: at * 4, size: SLOT_BYTES };
+  }
+
+  /** Writes the slots used since the last flush to the device (before the submit that reads them). */
+  flush(queue: GPUQueue): void {
+    if (this.used === 0) return;
+    queue.writeBuffer(this.buffer, 0, this.staging, 0, this.used * SLOT_BYTES);
+    this.used = 0;
+  }
+
+  destroy(): void {
+    this.buffer.destroy();
+  }
+}
+
+/** A grid of `groups` workgroups within the per-dimension limit: x · y ≥ groups. */
+export function grid(groups: number, perDimension: number): { x: number; y: number } {
+  const g = Math.max(1, groups);
+  if (g <= perDimension) return { x: g, y: 1 };
+  const y = Math.ceil(g / perDimension);
+  return { x: Math.ceil(g / y), y };
+}
+
+/** Buffers that grow on demand and are reused across calls (scratch space of the transforms). */
+export class ScratchBuffers {
+  private readonly buffers: (GPUBuffer | undefined)[] = [];
+
+  constructor(private readonly device: GPUDevice) {}
+
+  /** Slot `slot` with at least `bytes` bytes (rounded up to a power of two, so it rarely regrows). */
+  get(slot: number, bytes: number): GPUBuffer {
+    const b = this.buffers[slot];
+    if (b && b.size >= bytes) return b;
+    b?.destroy();
+    let size = 256;
+    while (size < bytes) size *= 2;
+    const nb = this.device.createBuffer({ label: `phasor scratch ${slot}`, size, usage: STORAGE_USAGE });
+    this.buffers[slot] = nb;
+    return nb;
+  }
+
+  destroy(): void {
+    for (const b of this.buffers) b?.destroy();
+    this.buffers.length = 0;
+  }
+}
+
+/** A read-only storage buffer holding `data` (tables: twiddles, chirps, filter spectra). */
+export function uploadTable(ctx: WebGpuContext, data: Float32Array, label: string): GPUBuffer {
+  const size = Math.max(16, Math.ceil(data.byteLength / 4) * 4);
+  const buffer = ctx.device.createBuffer({ label, size, usage: USAGE.STORAGE | USAGE.COPY_DST });
+  ctx.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+  return buffer;
+}
+
+/** (cos, sin)(2π·m/n) for m < count, computed in float64 (WGSL's f32 sin/cos are too coarse). */
+export function unitCircle(n: number, count: number, stride = 1): Float32Array {
+  const t = new Float32Array(2 * count);
+  for (let m = 0; m < count; m++) {
+    // m·stride mod n keeps the angle small, so the float64 result is exact to rounding
+    const a = (2 * Math.PI * ((m * stride) % n)) / n;
+    t[2 * m] = Math.cos(a);
+    t[2 * m + 1] = Math.sin(a);
+  }
+  return t;
+}

@@ -1,0 +1,62 @@
+// The probe says in words why WebGPU is unavailable: a child process without SwiftShader's ICD (and
+// without any other Vulkan driver that Dawn accepts here) finds no adapter and explains.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeWebGpu } from '../../electron/engine/backends/webgpu/index.js';
+import { SWIFTSHADER_ICD, useSwiftShader } from './gpu.js';
+
+const script = `
+import { probeWebGpu } from ${JSON.stringify(path.resolve('electron/engine/backends/webgpu/device.ts'))};
+const p = await probeWebGpu();
+process.stdout.write('PROBE ' + JSON.stringify(p) + '\\n');
+`;
+
+function probeInChild(env: NodeJS.ProcessEnv): { available: boolean; reason?: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('PROBE '));
+  if (!line) throw new Error(`the probe child printed nothing (status ${r.status}): ${r.stderr}`);
+  return JSON.parse(line.slice(6)) as { available: boolean; reason?: string };
+}
+
+describe('webgpu probe', () => {
+  it('names the adapter when one is found', async () => {
+    useSwiftShader();
+    const p = await probeWebGpu();
+    if (!p.available) {
+      if (process.env.CI) throw new Error(`WebGPU must run in CI, but: ${p.reason}`);
+      expect(p.reason).toMatch(/adapter|Vulkan|webgpu/);
+      return;
+    }
+    expect(p.device).toMatch(/WebGPU/);
+    expect(p.details.workgroupStorage).toBeGreaterThanOrEqual(16384);
+  });
+
+  it('says why, in words, when the Vulkan driver is absent', () => {
+    const env = { ...process.env };
+    delete env.VK_ICD_FILENAMES;
+    // A driver file that does not exist: the loader finds no driver at all, whatever is installed.
+    env.VK_ICD_FILENAMES = path.resolve('test/webgpu/no-such-driver.json');
+    expect(existsSync(env.VK_ICD_FILENAMES)).toBe(false);
+    const p = probeInChild(env);
+    expect(p.available).toBe(false);
+    expect(p.reason).toMatch(/^(no WebGPU adapter was found|the webgpu package)/);
+    expect(p.reason).toMatch(/Vulkan|no GPU driver|could not be loaded/);
+    console.log(`probe with a missing driver file: ${p.reason}`);
+  });
+
+  it('without VK_ICD_FILENAMES, finds a real GPU or says how to select SwiftShader', () => {
+    const env = { ...process.env };
+    delete env.VK_ICD_FILENAMES;
+    const p = probeInChild(env);
+    console.log(`probe without VK_ICD_FILENAMES: ${p.available ? 'an adapter' : p.reason}`);
+    if (!p.available) expect(p.reason).toMatch(/^(no WebGPU adapter was found|the webgpu package)/);
+    if (!p.available && existsSync(SWIFTSHADER_ICD))
+      expect(p.reason).toContain(`VK_ICD_FILENAMES=${SWIFTSHADER_ICD}`);
+  });
+});
