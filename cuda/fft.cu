@@ -18,7 +18,6 @@ FftTuning& fftTuning() {
   return t;
 }
 
-static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 static int log2i(long long n) {
   int k = 0;
   while ((1LL << k) < n) k++;

@@ -15,13 +15,6 @@
 
 namespace ph {
 
-static inline bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
-static inline long long nextPow2(long long n) {
-  long long p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
 struct OsParams {
   Source src;
   int V;           // values per frame
@@ -517,6 +510,9 @@ static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return 
 
 // ---------------------------------------------------------------------------------------------------
 // Unfused overlap-save (filters too long for one fused segment): gather → FFT → multiply → inverse → scatter.
+// These kernels are not templates, so every file that includes this header compiles them: os_plan.cu, which
+// needs only the sizing rules above, defines PH_OS_SIZING_ONLY to leave them out.
+#ifndef PH_OS_SIZING_ONLY
 
 struct SegParams {
   Source src;
@@ -557,5 +553,7 @@ static __global__ void kScatterFir(SegParams p, const float2* seg, float* out) {
   out[o * p.V + lane] = y.x;
   if (p.complexPairs) out[o * p.V + lane + 1] = y.y;
 }
+
+#endif  // PH_OS_SIZING_ONLY
 
 }  // namespace ph

@@ -276,8 +276,6 @@ __global__ void kFill(float* p, long long n, float v) {
 
 // ---------------------------------------------------------------------------------------------------
 
-static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
-
 template <int H, bool REAL>
 static void launchSpecT(Gpu& gpu, SpecParams& p, cudaStream_t s) {
   constexpr int T = H / regRadix(H);
