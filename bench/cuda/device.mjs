@@ -8,6 +8,24 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * The addon's tuning knobs (cuda/tuning.def, listed by the addon itself) and a setTuning that refuses a name
+ * not among them, so that a mistyped variant fails instead of measuring the default.
+ * @returns {{ knobs: Map<string, { name: string, type: string, default: unknown, meaning: string }>, tune: (t: object) => Promise<void> }}
+ */
+export function tuner(addon, ctx) {
+  const knobs = new Map(addon.tuningKnobs().map((k) => [k.name, k]));
+  const tune = async (t) => {
+    for (const name of Object.keys(t))
+      if (!knobs.has(name))
+        throw new Error(
+          `unknown tuning knob ${name} (cuda/tuning.def lists ${[...knobs.keys()].join(', ')})`,
+        );
+    await ctx.setTuning(t);
+  };
+  return { knobs, tune };
+}
+
 /** @returns {Promise<{ addon: any, ctx: any, info: any }>} */
 export async function openDevice() {
   const addonPath = path.resolve(
