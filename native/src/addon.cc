@@ -14,8 +14,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../../bench/cuda/bench.h"
 #include "../../cuda/device.h"
+#include "../../cuda/devtimer.h"
 #include "../../cuda/ops.h"
 #include "../../cuda/processors.h"
 #include "core.h"
@@ -414,7 +414,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // benchmark(op, n, batch, cufft, reps, endToEnd) → { kernelMs, endToEndMs, ... } (see bench/cuda/bench.h)
+  // benchmark(op, n, batch, cufft, reps, endToEnd) → { kernelMs, endToEndMs, ... } (see cuda/devtimer.h)
   Napi::Value Bench(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     auto t = std::make_unique<Task>(env);
@@ -709,6 +709,11 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   b.Set("emulation", false);
 #endif
   b.Set("cudaRuntime", CUDART_VERSION);
+#ifdef PHASOR_BENCH
+  b.Set("bench", true);  // phasor_cuda_bench.node: benchmark() takes the measurement-only operations too
+#else
+  b.Set("bench", false);
+#endif
   exports.Set("build", b);
   return exports;
 }

@@ -125,7 +125,8 @@ export interface NativeAddon {
   probe(device?: number): NativeProbe;
   /** The tuning knobs with their defaults and meanings, in cuda/tuning.def's order. */
   tuningKnobs(): NativeTuningKnob[];
-  build: { archs: string; emulation: boolean; cudaRuntime: number };
+  /** bench: phasor_cuda_bench.node (node native/build.mjs --bench), whose benchmark() takes bench/cuda's operations too. */
+  build: { archs: string; emulation: boolean; cudaRuntime: number; bench: boolean };
   Context: new () => NativeContext;
   Spectrogram: new (
     ctx: NativeContext,
