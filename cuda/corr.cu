@@ -187,15 +187,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(cnt * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("correlation gather");
-    const bool hook = (bool)cfg_.fftHook;
-    void* sc = hook ? nullptr : gpu_.scratch(0, plan->scratchBytes(cnt));
-    if (hook) cfg_.fftHook(seg, L_, cnt, false, s);
-    else plan->exec(seg, seg, cnt, false, sc, s);
-    PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(cnt * L_, 256)), dim3(256), 0, s, seg, spec_.get<float2>(), L_, cnt * L_,
-              hook ? 1.0f / (float)L_ : 1.0f);
-    PH_CHECK_LAUNCH("correlation multiply");
-    if (hook) cfg_.fftHook(seg, L_, cnt, true, s);
-    else plan->exec(seg, seg, cnt, true, sc, s);
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, cnt, s, "correlation multiply");
     PH_LAUNCH(kScoreUnfused, dim3((unsigned)ceilDiv(cnt * S_, 256)), dim3(256), 0, s, q, seg, P, tnorm_,
               out + s0 * S_, s0 * S_);
     PH_CHECK_LAUNCH("correlation scores");

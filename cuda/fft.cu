@@ -690,10 +690,11 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
     case Kind::FourStep: {
       float2* tmp = static_cast<float2*>(scratch);
       const long long n = n_;
-      if (factors_.size() == 2) {
-        const long long N1 = factors_[0], M = factors_[1];
+      // the first pass of either form: N1-point columns strided by M = n / N1, transposed on both sides, the
+      // twiddles W_n between it and the rest applied on its way out
+      auto firstPass = [&](long long N1, long long M, float2* dst) {
         ColParams p = baseParams();
-        p.in = in; p.out = tmp;
+        p.in = in; p.out = dst;
         p.ncols = batch * M; p.C0 = M;
         p.si = Strides{1, 0, n, M}; p.so = p.si;
         p.transIn = p.transOut = 1;
@@ -702,6 +703,10 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
         TwoLevel tw = gpu_.twoLevel(n);
         p.twHi = tw.hi; p.twLo = tw.lo; p.twShift = tw.shift;
         launchColumns(gpu_, N1, p, s);
+      };
+      if (factors_.size() == 2) {
+        const long long N1 = factors_[0], M = factors_[1];
+        firstPass(N1, M, tmp);
         ColParams q = baseParams();
         q.in = tmp; q.out = out;
         q.ncols = batch * N1; q.C0 = N1;
@@ -717,16 +722,7 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       for (size_t i = 2; i < factors_.size(); i++) N3 *= factors_[i];
       if (factors_.size() > 3) throw ArgumentError("FFT size needs more than three passes");
       const long long M = N2 * N3;
-      ColParams p = baseParams();
-      p.in = in; p.out = out;
-      p.ncols = batch * M; p.C0 = M;
-      p.si = Strides{1, 0, n, M}; p.so = p.si;
-      p.transIn = p.transOut = 1;
-      p.conjIn = inverse;
-      p.twN = n;
-      TwoLevel tw = gpu_.twoLevel(n);
-      p.twHi = tw.hi; p.twLo = tw.lo; p.twShift = tw.shift;
-      launchColumns(gpu_, N1, p, s);
+      firstPass(N1, M, out);
       ColParams q = baseParams();
       q.in = out; q.out = tmp;
       q.ncols = batch * N1 * N3; q.C0 = N3; q.C1 = N1;

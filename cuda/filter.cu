@@ -159,15 +159,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(rows * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("FIR gather");
-    const bool hook = (bool)cfg_.fftHook;
-    void* sc = hook ? nullptr : gpu_.scratch(0, plan->scratchBytes(rows));
-    if (hook) cfg_.fftHook(seg, L_, rows, false, s);
-    else plan->exec(seg, seg, rows, false, sc, s);
-    PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(rows * L_, 256)), dim3(256), 0, s, seg, spec_.get<float2>(), L_, rows * L_,
-              hook ? 1.0f / (float)L_ : 1.0f);
-    PH_CHECK_LAUNCH("FIR multiply");
-    if (hook) cfg_.fftHook(seg, L_, rows, true, s);
-    else plan->exec(seg, seg, rows, true, sc, s);
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, rows, s, "FIR multiply");
     PH_LAUNCH(kScatterFir, dim3((unsigned)ceilDiv(rows * S_, 256)), dim3(256), 0, s, q, seg, outDev + s0 * S_ * V);
     PH_CHECK_LAUNCH("FIR scatter");
   }

@@ -529,6 +529,21 @@ static __global__ void kMulSpec(float2* seg, const float2* spec, long long L, lo
   if (i < total) seg[i] = cscale(cmul(seg[i], spec[i % L]), scale);
 }
 
+/** The middle of the unfused path, shared by FIR and correlation: `rows` segments of L in seg transformed, multiplied
+ *  by spec and transformed back, in place; by the outside FFT when one is given (the benchmark's cuFFT baselines:
+ *  unscaled both ways, so the multiply takes the inverse's 1/L), else by the plan. `what` names the step in errors. */
+static inline void osThroughSpectrum(Gpu& gpu, const FftHook& hook, FftPlan* plan, float2* seg, const float2* spec,
+                                     long long L, long long rows, cudaStream_t s, const char* what) {
+  void* sc = hook ? nullptr : gpu.scratch(0, plan->scratchBytes(rows));
+  if (hook) hook(seg, L, rows, false, s);
+  else plan->exec(seg, seg, rows, false, sc, s);
+  PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(rows * L, 256)), dim3(256), 0, s, seg, spec, L, rows * L,
+            hook ? 1.0f / (float)L : 1.0f);
+  PH_CHECK_LAUNCH(what);
+  if (hook) hook(seg, L, rows, true, s);
+  else plan->exec(seg, seg, rows, true, sc, s);
+}
+
 static __global__ void kScatterFir(SegParams p, const float2* seg, float* out) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total = p.segments * p.groups * p.S;

@@ -462,6 +462,32 @@ static CorePtr coreOf(Napi::Env env, Napi::Value v) {
 // Processors. The device object is made by the first task that needs it (on the worker thread), so a
 // failure there surfaces as that call's rejection.
 
+/** A processor's reset() as a task; sync: the reset queues device work, waited for before the promise settles. */
+template <class Impl>
+static Napi::Value resetTask(Napi::Env env, const CorePtr& core, const std::shared_ptr<std::unique_ptr<Impl>>& impl,
+                             bool sync) {
+  auto t = std::make_unique<Task>(env);
+  auto im = impl;
+  CorePtr c = core;
+  t->run = [c, im, sync] {
+    if (*im) {
+      (*im)->reset();
+      if (sync) c->g().sync();
+    }
+  };
+  return core->submit(env, std::move(t));
+}
+
+/** A processor's dispose() as a task, run even after a failure (Task::always): frees its device object. */
+template <class Impl>
+static Napi::Value disposeTask(Napi::Env env, const CorePtr& core, const std::shared_ptr<std::unique_ptr<Impl>>& impl) {
+  auto t = std::make_unique<Task>(env);
+  t->always = true;
+  auto im = impl;
+  t->run = [im] { im->reset(); };
+  return core->submit(env, std::move(t));
+}
+
 class Spectrogram : public Napi::ObjectWrap<Spectrogram> {
  public:
   static void Init(Napi::Env env, Napi::Object exports) {
@@ -515,25 +541,8 @@ class Spectrogram : public Napi::ObjectWrap<Spectrogram> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    CorePtr c = core;
-    t->run = [c, im] {
-      if (*im) {
-        (*im)->reset();
-        c->g().sync();
-      }
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, true); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 class Fir : public Napi::ObjectWrap<Fir> {
@@ -579,25 +588,8 @@ class Fir : public Napi::ObjectWrap<Fir> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    CorePtr c = core;
-    t->run = [c, im] {
-      if (*im) {
-        (*im)->reset();
-        c->g().sync();
-      }
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, true); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 class Correlator : public Napi::ObjectWrap<Correlator> {
@@ -657,21 +649,8 @@ class Correlator : public Napi::ObjectWrap<Correlator> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    t->run = [im] {
-      if (*im) (*im)->reset();
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, false); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 // ---------------------------------------------------------------------------------------------------
