@@ -115,5 +115,12 @@ __host__ __device__ __forceinline__ float2 mulpi(float2 a) { return make_float2(
 __host__ __device__ __forceinline__ float norm2(float2 a) { return a.x * a.x + a.y * a.y; }
 
 __host__ __device__ __forceinline__ long long ceilDiv(long long a, long long b) { return (a + b - 1) / b; }
+__host__ __device__ __forceinline__ bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+/** The smallest power of two ≥ n (1 for n ≤ 1). */
+__host__ __device__ __forceinline__ long long nextPow2(long long n) {
+  long long p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
 
 }  // namespace ph

@@ -2,6 +2,7 @@
 // correlation for short templates, the unfused path with prefix sums of the energies for long ones, and
 // the candidate peaks selected on the GPU.
 #include "os_kernel.cuh"
+#include "os_plan.h"
 
 namespace ph {
 
@@ -106,27 +107,15 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
   direct_ = M_ <= kCorrDirectMax && cfg.size == 0;
   if (!direct_) {
     const bool real = !cfg.complex;
-    if (cfg.size > 0) {
-      L_ = cfg.size;
-      if (!isPow2(L_) || L_ < 2 * M_) throw ArgumentError("correlate: segment size must be a power of two ≥ 2·M");
-      const long long H = real ? L_ / 2 : L_;
-      fused_ = H >= 512 && H <= 8192 && osFits(gpu, H, true, real) && !cfg.forceUnfused;
-    } else {
-      const OsPlan pl = osPlan(gpu.smemOptin(), M_, real, true);
-      L_ = pl.size;
-      fused_ = pl.fused && !cfg.forceUnfused;
-      if (cfg.forceUnfused && pl.fused) L_ = pl.size;
-    }
-    S_ = L_ - M_ + 1;
-    H_ = (fused_ && real) ? L_ / 2 : L_;
+    const OsLayout l = osLayout(gpu, M_, cfg.size, real, true, cfg.forceUnfused,
+                                "correlate: segment size must be a power of two ≥ 2·M");
+    L_ = l.L, S_ = l.S, H_ = l.H, fused_ = l.fused, split_ = l.split;
     std::vector<double> re(L_, 0.0), im(L_, 0.0);
     for (long long k = 0; k < M_; k++) {
       re[k] = cfg.complex ? cfg.tmpl[2 * k] : cfg.tmpl[k];
       im[k] = cfg.complex ? cfg.tmpl[2 * k + 1] : 0.0;
     }
-    hostFft(re, im);
-    split_ = fused_ && osSplitUsed(H_, real, true);
-    osUploadSpectrum(spec_, re, im, -1.0, fused_, real, split_, H_);  // conj(T)
+    osUploadFilter(spec_, re, im, -1.0, l, real);  // conj(T)
   }
   reset();
 }
@@ -198,15 +187,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(cnt * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("correlation gather");
-    const bool hook = (bool)cfg_.fftHook;
-    void* sc = hook ? nullptr : gpu_.scratch(0, plan->scratchBytes(cnt));
-    if (hook) cfg_.fftHook(seg, L_, cnt, false, s);
-    else plan->exec(seg, seg, cnt, false, sc, s);
-    PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(cnt * L_, 256)), dim3(256), 0, s, seg, spec_.get<float2>(), L_, cnt * L_,
-              hook ? 1.0f / (float)L_ : 1.0f);
-    PH_CHECK_LAUNCH("correlation multiply");
-    if (hook) cfg_.fftHook(seg, L_, cnt, true, s);
-    else plan->exec(seg, seg, cnt, true, sc, s);
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, cnt, s, "correlation multiply");
     PH_LAUNCH(kScoreUnfused, dim3((unsigned)ceilDiv(cnt * S_, 256)), dim3(256), 0, s, q, seg, P, tnorm_,
               out + s0 * S_, s0 * S_);
     PH_CHECK_LAUNCH("correlation scores");

@@ -18,7 +18,6 @@ FftTuning& fftTuning() {
   return t;
 }
 
-static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 static int log2i(long long n) {
   int k = 0;
   while ((1LL << k) < n) k++;
@@ -113,9 +112,8 @@ static void launchRegK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
 }
 
 /** Whether a contiguous pass of size L runs the kernel compiled for transposed passes (it then just
- *  skips the transposes): a measurement knob. Measured on an H200: at L = 2048 that kernel's code took 0.56 ms
- *  and the contiguous kernel's 0.59 (v11), until the column bases by FastDiv: 0.588 against 0.544 (v15); at
- *  the other sizes the contiguous kernel is as fast or faster (docs/cuda/NOTES.md). */
+ *  skips the transposes): a measurement knob. The contiguous kernel is as fast or faster at every size
+ *  (docs/cuda/NOTES.md). */
 static bool contigUsesTransKernel(long long L) {
   if (L / regRadix((int)L) > 512) return false;
   return fftTuning().contigKernel == 2;
@@ -258,9 +256,8 @@ static std::string mixRegDescribe(long long L) {
 template <int E, bool TRANS, bool PAD>
 static void launchMixK(Gpu& gpu, ColParams& p, const MixPlan& mp, cudaStream_t s) {
   // strided passes: up to 16 columns (rows of 128 bytes) within the block limit; contiguous: about 128 threads,
-  // 256 for the kernels of at most 72 registers (E ≤ 12). Measured on an H200, 128 / 256 / 512: 3000 (E = 30)
-  // 1.13 / 1.49 / 1.49 ms, 375 (15) 1.07 / 1.26 / 1.48, 1536 (24) 0.70 / 0.74 / 0.74, 2000 (20) 0.89 / 0.92 /
-  // 0.94; 1000 (10) 0.69 / 0.65 (v15, after the plain-batch bases)
+  // 256 for the kernels of at most 72 registers (E ≤ 12): measured fastest against blocks of 128, 256 and 512
+  // threads (docs/cuda/NOTES.md)
   const int aim = fftTuning().mixedThreads > 0 ? fftTuning().mixedThreads : E <= 12 ? 256 : 128;
   const int limit = TRANS ? mixMaxThreads(E) : std::min(aim, mixMaxThreads(E));
   int C = 1;
@@ -307,13 +304,10 @@ static void launchMix(Gpu& gpu, int E, ColParams& p, const MixPlan& mp, cudaStre
 
 // Sizes whose contiguous passes run their register plan compiled whole (fftColsMixFix): L, elements a thread,
 // the register cap, then the radices exactly as mixRegPlan chooses them (test/cuda/fft.test.ts checks that
-// planInfo names each as compile-time). Each is one more kernel in the fatbin. Caps measured on an H200 (v16,
-// against 64, 80, 96 and the run-time kernel's mixRegs(E)): E = 20 best at 80 (2000 0.567 ms against 0.587 at
-// 128, 4000 0.584 against 0.677); E = 30 at 160 for 300 and 1500 but at 96 for 600, 1200, 2400 (2400 0.646 against
-// 0.698), whose radix-2 passes hold less; E = 10 at 72 (48…96 within 2.5 %). Since the pass twiddles are products
-// (fixPasses, ninth session) 3000 needs 104 registers unbounded and runs best at 96 (0.552 ms against 0.573 at 160,
-// call 6; 1500 0.609 against 0.588, 300 the same). Lower caps or more columns a block (more blocks an SM) measured
-// slower for 1000 (call 2: 48 registers 0.562 ms, 40 0.575, 400 threads at 48 0.574, 800 at 40 0.769, against 0.551).
+// planInfo names each as compile-time). Each is one more kernel in the fatbin. The caps are the fastest measured
+// against 64, 80, 96 and the run-time kernel's mixRegs(E): E = 20 at 80; E = 30 at 160 for 300 and 1500 but at 96
+// for 600, 1200, 2400 and 3000, whose radix-2 passes hold less; E = 10 at 72. Lower caps or more columns a block
+// measured slower for 1000 (docs/cuda/NOTES.md has the figures).
 #define PH_MIX_FIXED(X)                                                                               \
   X(300, 30, 160, 30, 10) X(500, 10, 72, 10, 10, 5) X(600, 30, 96, 30, 10, 2) X(1000, 10, 72, 10, 10, 10) \
   X(1200, 30, 96, 30, 10, 2, 2) X(1500, 30, 160, 30, 10, 5) X(2000, 20, 80, 20, 20, 5)                  \
@@ -384,12 +378,11 @@ static bool hasMixFixed(long long L, int E, const MixPlan& mp) {
 
 int stridedCols(Gpu& gpu, long long L) {
   if (isPow2(L) && L <= kRegMax) {
-    // passes on the transposing kernel (since v17 those transposed on one side: a four-step plan's contiguous
-    // pass with its transposed store; the passes strided on both sides take directCols): up to 16 columns (rows
-    // of 128 bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads and at most 512: measured on
-    // an H200, 16 beats 8, 32 and 64 at L = 128 and 256 (v9); 8 beats 16 at L = 512 and 4 beats 8 at L = 1024
-    // once the swizzled layout made narrow transposes conflict free (v12, both passes then on this kernel);
-    // 8 columns for the 1024-point transposed store of 2^18 measured equal (v17)
+    // passes on the transposing kernel (those transposed on one side: a four-step plan's contiguous pass with
+    // its transposed store; the passes strided on both sides take directCols): up to 16 columns (rows of 128
+    // bytes), at least 4 (32 bytes, one sector), blocks of about 256 threads and at most 512: measured fastest,
+    // 16 columns at L = 128 and 256, 8 at L = 512 and 4 at L = 1024 (the swizzled layout makes narrow transposes
+    // conflict free; docs/cuda/NOTES.md)
     const long long T = L / regRadix((int)L);
     const long long threads = fftTuning().stridedThreads > 0 ? fftTuning().stridedThreads : 256;
     long long C = fftTuning().stridedCols > 0 ? fftTuning().stridedCols
@@ -445,7 +438,7 @@ void launchColumns(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
       return;
     }
     if (C <= 0) {
-      // 256 threads; 128 at L = 64 (measured on an H200, v9: 0.568 against 0.604 ms; 512 and 1024 slower)
+      // 256 threads; 128 at L = 64 (measured faster; 512 and 1024 slower)
       const long long threads = fftTuning().contigThreads > 0 ? fftTuning().contigThreads : (L == 64 ? 128 : 256);
       C = strided ? stridedCols(gpu, L) : (int)std::max<long long>(1, std::min<long long>(threads, 1024) / T);
     }
@@ -576,10 +569,8 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
   }
   std::vector<long long> best;
   // Powers of two: the first (strided, transposed on both sides) factor at most 256 where the others fit, else
-  // as small as they allow, and at least 128; then the most balanced. Measured on an H200 (v16): 2^20 as
-  // 512 × 2048 1.54 ms against 1024 × 1024 1.60, 2^19 256 × 2048 1.41 against 512 × 1024 1.47, 2^18 128 × 2048
-  // or 256 × 1024 1.33–1.35 against 512 × 512 1.41, 2^22 128 × 128 × 256 1.76 against 64 × 256 × 256 1.81; 2^16
-  // 256 × 256 1.19 against 128 × 512 1.23; contiguous factors of 4096 and 8192 were 2–3× slower (their transposed
+  // as small as they allow, and at least 128; then the most balanced. Measured faster than the balanced split
+  // from 2^16 to 2^22 (docs/cuda/NOTES.md); contiguous factors of 4096 and 8192 were 2–3× slower (their transposed
   // stores write rows of 2 or 1 columns). Strided passes of 512 points and more run at about half the copy
   // bandwidth. Other sizes: the most balanced.
   auto score = [&](const std::vector<long long>& f) {
@@ -597,8 +588,8 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
     std::vector<long long> cur;
     std::function<void(long long, int)> rec = [&](long long rest, int left) {
       if (left == 1) {
-        // 2048 × 2048 (2^22) measured slower than three passes (64 × 256 × 256: 2.02 against 1.89 ms on an
-        // H200, v9): its strided pass moves 4 columns of 2048 per block
+        // 2048 × 2048 (2^22) measured slower than three passes (64 × 256 × 256): its strided pass moves 4
+        // columns of 2048 per block
         if (k == 2 && rest >= 2048 && cur[0] >= 2048 && fftTuning().factorMax == 2048) return;
         if (rest > 1 && passable(gpu, rest)) {
           cur.push_back(rest);
@@ -699,10 +690,11 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
     case Kind::FourStep: {
       float2* tmp = static_cast<float2*>(scratch);
       const long long n = n_;
-      if (factors_.size() == 2) {
-        const long long N1 = factors_[0], M = factors_[1];
+      // the first pass of either form: N1-point columns strided by M = n / N1, transposed on both sides, the
+      // twiddles W_n between it and the rest applied on its way out
+      auto firstPass = [&](long long N1, long long M, float2* dst) {
         ColParams p = baseParams();
-        p.in = in; p.out = tmp;
+        p.in = in; p.out = dst;
         p.ncols = batch * M; p.C0 = M;
         p.si = Strides{1, 0, n, M}; p.so = p.si;
         p.transIn = p.transOut = 1;
@@ -711,6 +703,10 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
         TwoLevel tw = gpu_.twoLevel(n);
         p.twHi = tw.hi; p.twLo = tw.lo; p.twShift = tw.shift;
         launchColumns(gpu_, N1, p, s);
+      };
+      if (factors_.size() == 2) {
+        const long long N1 = factors_[0], M = factors_[1];
+        firstPass(N1, M, tmp);
         ColParams q = baseParams();
         q.in = tmp; q.out = out;
         q.ncols = batch * N1; q.C0 = N1;
@@ -726,16 +722,7 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       for (size_t i = 2; i < factors_.size(); i++) N3 *= factors_[i];
       if (factors_.size() > 3) throw ArgumentError("FFT size needs more than three passes");
       const long long M = N2 * N3;
-      ColParams p = baseParams();
-      p.in = in; p.out = out;
-      p.ncols = batch * M; p.C0 = M;
-      p.si = Strides{1, 0, n, M}; p.so = p.si;
-      p.transIn = p.transOut = 1;
-      p.conjIn = inverse;
-      p.twN = n;
-      TwoLevel tw = gpu_.twoLevel(n);
-      p.twHi = tw.hi; p.twLo = tw.lo; p.twShift = tw.shift;
-      launchColumns(gpu_, N1, p, s);
+      firstPass(N1, M, out);
       ColParams q = baseParams();
       q.in = out; q.out = tmp;
       q.ncols = batch * N1 * N3; q.C0 = N3; q.C1 = N1;

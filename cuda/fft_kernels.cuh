@@ -96,7 +96,7 @@ __device__ __forceinline__ void regPasses(float2 (&v)[R], float2* sm, int j, con
         // rest as products of two of them (at most two roundings deep: ≈ 2 ulp, well inside the budget)
         if constexpr (L <= 256) {
           // one twiddled pass: W^m = W^{4a} · W^b (m = 4a + b) from six sincospif (m = 1, 2, 3, 4, 8, 12),
-          // one product deep; fifteen sincospif made the twiddled four-step passes issue-bound (ncu, v9),
+          // one product deep; fifteen sincospif made the twiddled four-step passes issue-bound (ncu),
           // and the two-deep scheme below spills here
           float2 w[6];  // W^1, W^2, W^3, W^4, W^8, W^12
 #pragma unroll
@@ -243,9 +243,8 @@ __device__ __forceinline__ float2 twoLevel(long long x, const float2* __restrict
 }
 
 constexpr int kMaxTransCols = 64;
-/** Registers of the kernel for passes with a transposed side, L ≤ 256 (at 64 it spilled 36 bytes). Measured on
- *  an H200 (v11): 72 took 2^15 from 1.24 to 1.17 ms; at L ≥ 512 (512-thread blocks: one block per SM) it lost
- *  20 %, so those keep 64. */
+/** Registers of the kernel for passes with a transposed side, L ≤ 256 (at 64 it spilled 36 bytes): 72 measured
+ *  faster; at L ≥ 512 (512-thread blocks: one block per SM) it lost 20 %, so those keep 64. */
 constexpr int kTransMaxRegs = 72;
 
 /** The shape of the register power-of-two FFT for fftColsBody: size L, R elements a thread, T = L/R threads a
@@ -295,7 +294,7 @@ __device__ __forceinline__ void passTwiddles(float2 (&v)[R], const ColParams& p,
     // W_twN^{c0·(j + e·T)} with twN a power of two: 32-bit indices (they wrap modulo 2^32, a multiple of
     // twN) and an exact scale instead of a division. For R ≥ 4, sincospif at e = 0, 4, 8, … and for the
     // steps 1…3; the other e as one product of two of them (one rounding more, ≈ 1 ulp): R/4 + 3
-    // sincospif per thread instead of R, which made the twiddled passes issue-bound (ncu, v9).
+    // sincospif per thread instead of R, which made the twiddled passes issue-bound (ncu).
     const unsigned c0 = (unsigned)colIndex0<FAST_C0>(p, col), mask = (unsigned)p.twN - 1u;
     const float sc = -2.0f / (float)p.twN;
     const unsigned x0 = c0 * (unsigned)j, st = c0 * (unsigned)T;
@@ -681,15 +680,15 @@ __global__ void __maxnreg__(mixRegs(E)) fftColsMix(ColParams p, MixPlan mp) {
 // Mixed radix in registers with the whole plan at compile time (size L, E elements a thread, radices Rs...):
 // the same passes as mixFft, but T, every Ns and every twiddle row offset are constants, so shared-memory and
 // global addresses are immediate offsets and the index splits multiplications — the run-time plan's kernel is
-// issue-bound (ncu, v15), its integer pipe the busiest. fft.cu keeps a list of the sizes compiled this way.
+// issue-bound (ncu), its integer pipe the busiest. fft.cu keeps a list of the sizes compiled this way.
 
 /** The largest power of two ≤ m (m ≥ 1). */
 __host__ __device__ constexpr int hiPow2(int m) { return m < 2 ? 1 : 2 * hiPow2(m / 2); }
 
 /** w[m] = W^{k·m} for m = M…r − 1 from a pass's twiddle row (row[(m − 1)·Ns] = W^{k·m}): loaded where m is a power of
  *  two, else the product w[h]·w[m − h] (h = hiPow2(m); at most three deep for r ≤ 30). The index is a template argument
- *  so that w stays in registers: with m a loop counter (unrolled), ptxas kept w in local memory (1000 points 0.55 →
- *  2.04 ms, 88 bytes of spills at 72 registers; ninth session, device call 1). */
+ *  so that w stays in registers: with m a loop counter (unrolled), ptxas kept w in local memory (88 bytes of spills
+ *  at 72 registers, nearly four times slower at 1000 points). */
 template <int r, int Ns, int M>
 __device__ __forceinline__ void fixTwPow(float2 (&w)[r], const float2* row) {
   if constexpr (M < r) {
@@ -717,11 +716,9 @@ __device__ __forceinline__ void fixPasses(float2 (&v)[E], float2* sm, int j, con
     if constexpr (Ns > 1) {
       const float2* row = tab + Tw + k;  // plain loads, as in mixPass
       // the powers of two of W^k loaded, the others multiplied (fixTwPow): a radix-10 pass loads 4 twiddles instead of
-      // 9, a radix-20 pass 5 instead of 19 (ncu of 1000 points, ninth session, call 4: 47 M of the kernel's 81 M L1
-      // sectors were twiddles, 46 % L1 hits). H200, 2^27 samples, against the loads (calls 5–6, medians of three):
-      // 2000 0.568 → 0.548–0.556 ms, 4000 0.588 → 0.560–0.573, 3000 0.592 → 0.573, 1500 0.593 → 0.578–0.588; 1000,
-      // 300, 600, 1200, 2400 within 1 %; fewer registers (1000 56 → 46, 3000 128 → 104). The 64-point plan (8·8) keeps
-      // the loads: about 1 % slower with the products
+      // 9, a radix-20 pass 5 instead of 19 (twiddle loads were more than half the kernel's L1 sectors): 2–5 % faster
+      // at 1500 to 4000 points, the others within 1 %, and fewer registers. The 64-point plan (8·8) keeps the loads:
+      // about 1 % slower with the products (docs/cuda/NOTES.md)
       if constexpr (L > 64) {
         float2 w[r];
         fixTwPow<r, Ns, 1>(w, row);
@@ -737,8 +734,8 @@ __device__ __forceinline__ void fixPasses(float2 (&v)[E], float2* sm, int j, con
 #pragma unroll
       for (int m = 0; m < r; m++) v[q + m * Q] = u[m];
       // keeps the next job's twiddle loads after this one in the PTX (nothing else orders them in the last
-      // pass); registers and spills are the same without it, the time is not (H200, v16, same build
-      // otherwise: 2400 0.635 → 0.658 ms, 3000 0.581 → 0.596, 2000 0.566 → 0.578, the others within 1.5 %)
+      // pass); registers and spills are the same without it, the time is not (2–4 % slower at 2000 to 3000
+      // points without it)
       asm volatile("" ::: "memory");
     } else if constexpr (PAD) {
       const int dst = (int)((jj - k) * r + k);

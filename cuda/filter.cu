@@ -1,77 +1,13 @@
 // FIR filtering: overlap-save fused in one kernel (os_kernel.cuh) for filters up to a few thousand taps,
 // the direct form for short ones (switch point measured: docs/cuda/NOTES.md), the FFT plans (unfused)
-// for longer ones; the segment-size choice shared with correlation (corr.cu).
+// for longer ones; the segment layout (os_plan.cu) is shared with correlation (corr.cu).
 #include <algorithm>
 #include <cmath>
 
 #include "os_kernel.cuh"
+#include "os_plan.h"
 
 namespace ph {
-
-// ---------------------------------------------------------------------------------------------------
-// Segment sizes: the power of two with the least estimated cost per output. A segment of L samples yields
-// L − M + 1 outputs; its cost is L times a weight per size and kind, measured (the store of each output costs
-// the same at every size, so it does not enter the choice).
-
-long long& osMaxH() {
-  static long long h = 8192;
-  return h;
-}
-long long& osMinH() {
-  static long long h = 0;
-  return h;
-}
-
-/** Kernel time a segment sample of the fused FIR kernels (H = 128 … 8192), less the output stores, relative: fitted
- *  to H200 runs (2^26 samples, sixth session, device calls 1–3: one segment a block, before the two-entry twiddles
- *  of call 6 moved the real and the 1024/2048-point complex kernels 1–4 %) as t = a·segments + b·outputs, b from
- *  the 8192-point kernel at 31 and 4095 taps (0.142 ms a 2^26 complex outputs). At 8192 points the complex weight
- *  is the split kernel's and the real one the narrow kernel's (osWide's default). Checked in call 4 at 31…4095 taps:
- *  the choice is the fastest size or within 3 % of it. The analytic weight before (log2 L + 6) picked 1024-point
- *  segments for 63 taps (0.441 ms) where 256 took 0.326, and 2048-point real segments for 127 taps where 512 took
- *  0.303 against 0.326. */
-static double osWeight(long long H, bool real) {
-  // complex 8192: the split kernel's (osSplit, seventh session, device calls 2 and 7: 0.329–0.341 from 2047 and
-  // 4095 taps; the wide kernel measured the same in call 7)
-  static const double cplx[] = {0.165, 0.140, 0.167, 0.175, 0.200, 0.238, 0.337};
-  static const double re[] = {0.107, 0.064, 0.108, 0.111, 0.132, 0.174, 0.287};
-  int i = 0;
-  while ((128LL << i) < H && i < 6) i++;
-  return real ? re[i] : cplx[i];
-}
-
-OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr) {
-  OsPlan plan;
-  if (corr && M <= kCorrDirectMax) {
-    plan.direct = true;
-    return plan;
-  }
-  const long long minH = corr ? 512 : 128;  // the smallest fused kernels compiled (os_kernel.cuh)
-  long long best = 0;
-  double bestCost = 1e300;
-  long long L = std::max<long long>(nextPow2(2 * M), real ? 2 * minH : minH);
-  const long long maxL = real ? 16384 : 8192;
-  for (; L <= maxL; L *= 2) {
-    const long long H = real ? L / 2 : L;
-    if (H > osMaxH() || !osFits(smemOptin, H, corr, real)) break;
-    if (H < osMinH()) continue;
-    double cost;
-    if (corr) {
-      // correlation (templates ≥ 256, so 4096- or 8192-point segments for the usual ones): the analytic weight;
-      // 8192-point segments cost more a sample than it says, 1.4× on the narrow kernel, 1.2× on the wide one
-      // (complex FIR, H200, v18: 1023 taps 0.733 ms on 8192 points against 0.695 on 4096)
-      const bool wide = (fftTuning().osWide & 4) || osSplitUsed(H, real, true);  // the split kernel: as the wide one
-      cost = (double)L * (std::log2((double)L) + 6.0) / (double)(L - M + 1) * (H >= 8192 ? (wide ? 1.2 : 1.4) : 1.0);
-    } else {
-      cost = (double)L * osWeight(H, real) / (double)(L - M + 1);
-    }
-    if (cost < bestCost) { bestCost = cost; best = L; }
-  }
-  plan.fused = best > 0;
-  plan.size = plan.fused ? best : nextPow2(4 * M);
-  plan.segment = plan.size - M + 1;
-  return plan;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Direct form: y[f] = Σ_k h[k]·x[f − k], taps in shared memory, a tile of input per block.
@@ -136,24 +72,12 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
   uploadNow(taps_.get(), tf.data(), M_ * sizeof(float));
   if (cfg.overlapSave) {
     const bool real = !cfg.complex;
-    if (cfg.size > 0) {
-      L_ = cfg.size;
-      if (!isPow2(L_) || L_ < 2 * M_) throw ArgumentError("fir: segment size must be a power of two ≥ 2·numtaps");
-      const long long H = real ? L_ / 2 : L_;
-      fused_ = H >= 128 && H <= 8192 && osFits(gpu, H, false, real) && !cfg.forceUnfused;
-    } else {
-      const OsPlan pl = osPlan(gpu.smemOptin(), M_, real, false);
-      L_ = pl.size;
-      fused_ = pl.fused && !cfg.forceUnfused;
-      if (cfg.forceUnfused && pl.fused) L_ = pl.size;
-    }
-    S_ = L_ - M_ + 1;
-    H_ = (fused_ && real) ? L_ / 2 : L_;
+    const OsLayout l = osLayout(gpu, M_, cfg.size, real, false, cfg.forceUnfused,
+                                "fir: segment size must be a power of two ≥ 2·numtaps");
+    L_ = l.L, S_ = l.S, H_ = l.H, fused_ = l.fused, split_ = l.split;
     std::vector<double> re(L_, 0.0), im(L_, 0.0);
     for (int i = 0; i < M_; i++) re[i] = cfg.taps[i];
-    hostFft(re, im);
-    split_ = fused_ && osSplitUsed(H_, real, false);
-    osUploadSpectrum(spec_, re, im, 1.0, fused_, real, split_, H_);
+    osUploadFilter(spec_, re, im, 1.0, l, real);
   }
   reset();
 }
@@ -235,15 +159,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(rows * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("FIR gather");
-    const bool hook = (bool)cfg_.fftHook;
-    void* sc = hook ? nullptr : gpu_.scratch(0, plan->scratchBytes(rows));
-    if (hook) cfg_.fftHook(seg, L_, rows, false, s);
-    else plan->exec(seg, seg, rows, false, sc, s);
-    PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(rows * L_, 256)), dim3(256), 0, s, seg, spec_.get<float2>(), L_, rows * L_,
-              hook ? 1.0f / (float)L_ : 1.0f);
-    PH_CHECK_LAUNCH("FIR multiply");
-    if (hook) cfg_.fftHook(seg, L_, rows, true, s);
-    else plan->exec(seg, seg, rows, true, sc, s);
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, rows, s, "FIR multiply");
     PH_LAUNCH(kScatterFir, dim3((unsigned)ceilDiv(rows * S_, 256)), dim3(256), 0, s, q, seg, outDev + s0 * S_ * V);
     PH_CHECK_LAUNCH("FIR scatter");
   }

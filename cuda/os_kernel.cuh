@@ -15,13 +15,6 @@
 
 namespace ph {
 
-static inline bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
-static inline long long nextPow2(long long n) {
-  long long p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
 struct OsParams {
   Source src;
   int V;           // values per frame
@@ -31,8 +24,7 @@ struct OsParams {
   int S;           // outputs per segment
   // complex H = 8192 as two 4096-point halves (osSplit); spec then holds osSplitSpectrum's pairs. Here, in the
   // padding before the 8-byte fields, the struct keeps its size: appended at the end it grew the kernels' parameters
-  // by 8 bytes and ptxas gave the narrow kernels other register counts (the complex 4096-point one 64 instead of 75,
-  // and 1023 taps ran 0.455 → 0.475 ms; H200, seventh session, device call 6)
+  // by 8 bytes and ptxas gave the narrow kernels other register counts, and they ran slower
   int split;
   long long segments;
   long long outCount;  // FIR: frames; correlation: lags
@@ -56,9 +48,7 @@ __host__ __device__ constexpr int osRadix(int H, bool wide) { return wide ? 32 :
 
 /** Segments a block of the FIR kernels (T threads a segment): one, or as many as make 64 threads where a segment
  *  has fewer (FftTuning::osThreads: 128 or 256 to measure against). One segment a block, so that a barrier waits
- *  for no other segment, measured faster than blocks of 256 threads at every size (H200, sixth session, device
- *  call 3, complex FIR of 31 taps: 512 points 0.375 → 0.328 ms, 1024 0.427 → 0.386, 2048 0.390 → 0.345; real FIR
- *  0.273 → 0.218 at 512 points, 0.315 → 0.260 at 2048). */
+ *  for no other segment, measured 10–20 % faster than blocks of 256 threads at every size (docs/cuda/NOTES.md). */
 static inline int osSegmentsPerBlock(int H, int T) {
   const int want = fftTuning().osThreads;
   const int threads = want > 0 && want <= 256 ? want : 64;
@@ -77,7 +67,7 @@ __host__ __device__ constexpr int osSegLen(int H, bool split) { return split ? 2
  *  of its segment (osBody). `plain`: one complex channel from lane 0 (value pairs in one load each), else frame·V + lane
  *  value by value. The first read is osBody's own code, which this repeats: loading through a function or a lambda
  *  there gave the FIR kernels other register counts from ptxas (the complex 4096-point one 64 with 20 bytes of spills
- *  instead of 75; eighth session). */
+ *  instead of 75). */
 template <int H, int R, int T, class Put>
 __device__ __forceinline__ void osLoadComplex(const OsParams& p, bool plain, long long f0, int j, int lane, Put&& put) {
   if (plain) {
@@ -241,7 +231,7 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     regFft<HH, TW != kTwFew, R, TW != kTwTable>(v, smh, jh, p.tab);
     // one 16-byte entry (A, B) or (A, C) an element: a 128 KiB table, which misses L1 (ncu: 6.8 % L1 hits against 25 %
     // at 4096 points); (A, D) a k, shared by the two halves, with B, C = D·W^±k computed (W^jh by sincospif times
-    // W_32^e) ran 8 % slower (ptxas: 100 bytes of spills at 64 registers; H200, seventh session, device call 2)
+    // W_32^e) ran 8 % slower (ptxas: 100 bytes of spills at 64 registers)
     const float4* const cf = reinterpret_cast<const float4*>(p.spec) + hh * HH + jh;
 #pragma unroll
     for (int e = 0; e < R; e++) {
@@ -254,10 +244,8 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
     for (int e = 0; e < R; e++) v[e].y = -v[e].y;
   } else {
     regFft<H, TW != kTwFew, R, TW != kTwTable>(v, sm, j, p.tab);
-    // spec holds the bins times the inverse's 1/H and the real split's ½ (osUploadSpectrum): no multiply here. H200
-    // (2^26 samples, ninth session, device calls 1-2, means of five runs against the scale applied here): real FIR
-    // 31 taps 0.216 → 0.211 ms, 255 taps 0.270 → 0.263; complex 255 / 511 taps 0.360 → 0.357 / 0.408 → 0.404; the
-    // others within noise
+    // spec holds the bins times the inverse's 1/H and the real split's ½ (osUploadSpectrum): no multiply here
+    // (1–3 % faster than scaling here for the shorter filters, the others within noise)
     if constexpr (REAL) {
       realSplit<H, R>(v, sm, j, p.wL, [&](int e, int k, float2 xk, float2 xh) {
         const float2 w = __ldg(p.wL + k);
@@ -282,10 +270,9 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
   if constexpr (CORR && SPLIT) {
     // the window energies after the transforms, in the exchange buffer, which then holds them (the prefix sums in double
     // beside it took 135 KiB, one block an SM): the segment read again (still in L2), the squares and their sums by
-    // chunks of four (osChunkPrefix), two blocks an SM. H200 (2^26 samples, template 4096, eighth session, device call
-    // 2): 1.453 → 1.307 ms. The same for the other kernels measured slower (they were not held to one block: real
-    // 0.81 → 1.19 ms with the template 4096, complex template 300 0.68 → 0.81), as did energies computed before the
-    // transforms and kept through them (call 3: 1.48 ms, less L1 beside 100 KiB of shared memory a block)
+    // chunks of four (osChunkPrefix), two blocks an SM: 10 % faster. The same for the other kernels measured slower
+    // (they were not held to one block), as did energies computed before the transforms and kept through them (less
+    // L1 beside 100 KiB of shared memory a block; docs/cuda/NOTES.md)
     using En = OsEnergy<L / (4 * T)>;
     float num[R];
 #pragma unroll
@@ -370,16 +357,12 @@ __device__ __forceinline__ void osBody(const OsParams& p) {
 // the launch bounds of the narrow kernels without a minimum of blocks: ptxas then holds them to 62…88 registers
 // (with a minimum of one it took 103…186, and the 4096-point FIR ran 27 % slower) — except the 8192-point
 // correlation, one block an SM anyway (its prefix energies fill the shared memory): with no minimum, ptxas
-// took 64 / 82 registers, without a minimum of one 125 / 128, and the complex correlation ran 2.15 against
-// 1.80 ms, the real one 1.05 against 0.88 (H200, 2^26 samples, fifth session)
-/** The narrow kernels' twiddles (kTw…), measured on an H200 (2^26 samples, sixth session, one segment a block; device
- *  call 3 table rows against sincospif, call 6 against two table entries a pass):
- *  - complex FIR: table rows below 512 points (256: 0.301 ms against 0.323 by sincospif and 0.302 from two entries),
- *    two entries a pass at 1024 and 2048 (127 taps on 1024 0.409 / 0.341 / 0.339 ms, 255 taps on 2048 0.374 /
- *    0.371 / 0.359), sincospif at 512 and 4096 (1023 taps on 4096 0.497 / 0.457 / 0.474);
- *  - real FIR: two entries a pass (on 2H = 512 0.220 / 0.276 / 0.216 ms, on 4096 0.277 / 0.329 / 0.269, on 8192
- *    0.326 / 0.322 / 0.315 and 0.514 / 0.557 / 0.499);
- *  - correlation: sincospif (real 0.882 / 0.812 / 0.873 ms, complex 1.769 / 1.547 / 1.710). */
+// took 64 / 82 registers, without a minimum of one 125 / 128, and the correlations ran about 20 % slower
+/** The narrow kernels' twiddles (kTw…), the fastest of table rows, sincospif and two table entries a pass as measured
+ *  (docs/cuda/NOTES.md has the figures):
+ *  - complex FIR: table rows below 512 points, two entries a pass at 1024 and 2048, sincospif at 512 and 4096;
+ *  - real FIR: two entries a pass;
+ *  - correlation: sincospif. */
 __host__ __device__ constexpr int osTw(int H, bool REAL, bool CORR) {
   return CORR ? kTwFew : REAL ? kTwRows : H < 512 ? kTwTable : H == 1024 || H == 2048 ? kTwRows : kTwFew;
 }
@@ -517,6 +500,9 @@ static inline bool osFits(Gpu& gpu, long long H, bool corr, bool real) { return 
 
 // ---------------------------------------------------------------------------------------------------
 // Unfused overlap-save (filters too long for one fused segment): gather → FFT → multiply → inverse → scatter.
+// These kernels are not templates, so every file that includes this header compiles them: os_plan.cu, which
+// needs only the sizing rules above, defines PH_OS_SIZING_ONLY to leave them out.
+#ifndef PH_OS_SIZING_ONLY
 
 struct SegParams {
   Source src;
@@ -543,6 +529,21 @@ static __global__ void kMulSpec(float2* seg, const float2* spec, long long L, lo
   if (i < total) seg[i] = cscale(cmul(seg[i], spec[i % L]), scale);
 }
 
+/** The middle of the unfused path, shared by FIR and correlation: `rows` segments of L in seg transformed, multiplied
+ *  by spec and transformed back, in place; by the outside FFT when one is given (the benchmark's cuFFT baselines:
+ *  unscaled both ways, so the multiply takes the inverse's 1/L), else by the plan. `what` names the step in errors. */
+static inline void osThroughSpectrum(Gpu& gpu, const FftHook& hook, FftPlan* plan, float2* seg, const float2* spec,
+                                     long long L, long long rows, cudaStream_t s, const char* what) {
+  void* sc = hook ? nullptr : gpu.scratch(0, plan->scratchBytes(rows));
+  if (hook) hook(seg, L, rows, false, s);
+  else plan->exec(seg, seg, rows, false, sc, s);
+  PH_LAUNCH(kMulSpec, dim3((unsigned)ceilDiv(rows * L, 256)), dim3(256), 0, s, seg, spec, L, rows * L,
+            hook ? 1.0f / (float)L : 1.0f);
+  PH_CHECK_LAUNCH(what);
+  if (hook) hook(seg, L, rows, true, s);
+  else plan->exec(seg, seg, rows, true, sc, s);
+}
+
 static __global__ void kScatterFir(SegParams p, const float2* seg, float* out) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total = p.segments * p.groups * p.S;
@@ -557,5 +558,7 @@ static __global__ void kScatterFir(SegParams p, const float2* seg, float* out) {
   out[o * p.V + lane] = y.x;
   if (p.complexPairs) out[o * p.V + lane + 1] = y.y;
 }
+
+#endif  // PH_OS_SIZING_ONLY
 
 }  // namespace ph

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fft.h"
+#include "os_plan.h"
 #include "stream.cuh"
 
 namespace ph {
@@ -179,21 +180,6 @@ class Correlator {
   int cur_ = 0;
   long long histLen_ = 0;
 };
-
-/** How overlap-save runs for a filter (corr = false) or template (corr = true) of length M. */
-struct OsPlan {
-  bool direct = false;  // correlation only: short templates are correlated directly
-  bool fused = false;
-  long long size = 0;     // segment FFT length (samples)
-  long long segment = 0;  // outputs per segment
-};
-/** Templates up to this length are correlated directly. */
-constexpr long long kCorrDirectMax = 32;
-OsPlan osPlan(size_t smemOptin, long long M, bool real, bool corr);
-/** Largest complex FFT of a fused overlap-save segment (benchmark variants; default 8192). */
-long long& osMaxH();
-/** Smallest complex FFT of a fused overlap-save segment the choice considers (benchmark variants; default 0). */
-long long& osMinH();
 
 /** Forward FFT in double precision on the host (any n; powers of two fast). For filter spectra. */
 void hostFft(std::vector<double>& re, std::vector<double>& im);

@@ -46,8 +46,8 @@ __device__ __forceinline__ void emitRow(const float* P, const SpecParams& p, lon
 }
 
 /** The register budget of the fused kernel: blocks of C·T threads (about 256), at least `kSpecBlocks` of them an
- *  SM; 64 registers (two 512-thread or four 256-thread blocks) spilled (ncu, H200: 1.6 M local requests at
- *  H = 2048, v14), three 256-thread blocks leave 85. */
+ *  SM; 64 registers (two 512-thread or four 256-thread blocks) spilled (ncu: local memory requests at
+ *  H = 2048), three 256-thread blocks leave 85. */
 template <int H>
 __host__ __device__ constexpr int specThreads() { return H / regRadix(H) > 256 ? H / regRadix(H) : 256; }
 constexpr int kSpecBlocks = 3;
@@ -114,7 +114,7 @@ struct RowOut {
 };
 
 // H: complex FFT size (complex input: n = H; real input: n = 2H); twiddles from table rows (computed ones
-// measured slower: 0.738 against 0.654 ms in v15). LIN: the linear powers are written too.
+// measured slower). LIN: the linear powers are written too.
 template <int H, bool REAL, bool LIN>
 __global__ void __launch_bounds__(specThreads<H>(), specThreads<H>() > 256 ? 1 : kSpecBlocks) kSpecFused(SpecParams p) {
   constexpr int R = regRadix(H), T = H / R, PL = paddedLen(H);
@@ -275,8 +275,6 @@ __global__ void kFill(float* p, long long n, float v) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-
-static bool isPow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 template <int H, bool REAL>
 static void launchSpecT(Gpu& gpu, SpecParams& p, cudaStream_t s) {

@@ -5,6 +5,8 @@
 //   node native/build.mjs --if-available  (npm install) build when nvcc is found, else say so in one line, exit 0
 //   node native/build.mjs --emu           the CPU emulation build (native/build/emu), for development
 //   node native/build.mjs --all           also the kernel self-tests (plain programs)
+//   node native/build.mjs --bench         also phasor_cuda_bench.node, the addon for bench/cuda's measurements
+//                                         (sweeps, npm run gpu:check's benchmark); with --emu, its emulated twin
 //
 // A compile error always fails (exit 1), so CI, which has nvcc, fails on it.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -20,6 +22,7 @@ const args = new Set(process.argv.slice(2));
 const emu = args.has('--emu');
 const ifAvailable = args.has('--if-available');
 const all = args.has('--all');
+const bench = args.has('--bench');
 
 function which(cmd) {
   const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
@@ -72,6 +75,7 @@ const configure = [
   `-DNODE_INCLUDE_DIR=${nodeInclude}`,
   `-DNAPI_INCLUDE_DIR=${napiInclude}`,
   `-DPHASOR_EMU=${emu ? 'ON' : 'OFF'}`,
+  `-DPHASOR_BENCH=${bench ? 'ON' : 'OFF'}`,
 ];
 if (nvcc) configure.push(`-DCMAKE_CUDA_COMPILER=${nvcc}`);
 if (process.env.PHASOR_CUDA_ARCHS) configure.push(`-DPHASOR_CUDA_ARCHS=${process.env.PHASOR_CUDA_ARCHS}`);
@@ -85,14 +89,23 @@ function run(argv) {
   }
 }
 const cache = path.join(buildDir, 'CMakeCache.txt');
+const cached = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
+// configured again for other Node headers, or when --bench needs the bench addon's target (a build without
+// --bench keeps a bench-enabled configuration: it builds phasor_cuda only)
 const stale =
-  !existsSync(cache) || !readFileSync(cache, 'utf8').includes(`NODE_INCLUDE_DIR:PATH=${nodeInclude}`);
+  !cached.includes(`NODE_INCLUDE_DIR:PATH=${nodeInclude}`) ||
+  (bench && !/^PHASOR_BENCH:\w+=ON$/m.test(cached));
 if (stale) run(configure);
-const targets = all ? ['phasor_cuda', 'phasor_cuda_selftest', 'phasor_cuda_proctest'] : ['phasor_cuda'];
+const targets = ['phasor_cuda'];
+if (bench) targets.push('phasor_cuda_bench');
+if (all) targets.push('phasor_cuda_selftest', 'phasor_cuda_proctest');
 run(['--build', buildDir, '-j', jobs, '--target', ...targets]);
 const seconds = ((Date.now() - t0) / 1000).toFixed(0);
+const built = targets
+  .filter((t) => !t.endsWith('test'))
+  .map((t) => path.relative(root, path.join(buildDir, `${t}.node`)));
 console.log(
-  `phasor: built ${path.relative(root, path.join(buildDir, 'phasor_cuda.node'))} in ${seconds} s` +
+  `phasor: built ${built.join(' and ')} in ${seconds} s` +
     (nvcc
       ? ` (${execFileSync(nvcc, ['--version'], { encoding: 'utf8' }).match(/release [0-9.]+/)?.[0] ?? 'nvcc'})`
       : ' (CPU emulation)'),

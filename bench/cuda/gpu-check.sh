@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # npm run gpu:check — on a machine with a CUDA GPU (the lent device: docs/cuda/NOTES.md says how), in one
-# call: builds the addon if it is missing, runs the CUDA tests and the conformance suite on the CUDA
-# backend, the CuPy references and the benchmark; prints the benchmark table last. Full logs and JSON go
+# call: builds the addons if one is missing (node native/build.mjs --bench: the shipping phasor_cuda.node and
+# the bench build phasor_cuda_bench.node, the same kernels), runs the CUDA tests and the conformance suite on
+# the CUDA backend (the shipping addon), the CuPy references and the benchmark (the bench addon); prints the
+# benchmark table last. Full logs and JSON go
 # to $OUT (or /tmp/phasor-gpu-check). PHASOR_REBUILD=1 rebuilds; PHASOR_QUICK=1 runs a short benchmark;
 # PHASOR_SKIP_TESTS=1 / PHASOR_SKIP_BENCH=1 leave a part out.
 set -uo pipefail
@@ -12,8 +14,8 @@ quick=${PHASOR_QUICK:+--quick}
 status=0
 
 { nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE; } > "$OUT/env.log" 2>&1 || true
-if [[ ! -f native/build/cuda/phasor_cuda.node || -n "${PHASOR_REBUILD:-}" ]]; then
-  node native/build.mjs 2>&1 | tail -5 | tee -a "$OUT/env.log" || status=1
+if [[ ! -f native/build/cuda/phasor_cuda.node || ! -f native/build/cuda/phasor_cuda_bench.node || -n "${PHASOR_REBUILD:-}" ]]; then
+  node native/build.mjs --bench 2>&1 | tail -5 | tee -a "$OUT/env.log" || status=1
 fi
 
 if [[ -z "${PHASOR_SKIP_TESTS:-}" ]]; then

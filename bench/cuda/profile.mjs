@@ -5,17 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchAddonPath, tuner } from './device.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 const args = process.argv.slice(2);
 if (args[0] === '--one') {
-  const addon = createRequire(import.meta.url)(
-    path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node'),
-  );
+  const addon = createRequire(import.meta.url)(benchAddonPath());
   const ctx = new addon.Context();
   await ctx.init(0);
-  if (args[4]) await ctx.setTuning(JSON.parse(args[4])); // a tuning to profile (e.g. '{"osSplit":0}')
+  if (args[4]) await tuner(addon, ctx).tune(JSON.parse(args[4])); // a tuning to profile (e.g. '{"osSplit":0}')
   const r = await ctx.benchmark(args[1], Number(args[2]), Number(args[3]), false, 1, false);
   console.log(JSON.stringify({ op: r.op, n: r.n, ms: r.kernelMs, plan: r.plan }));
   await ctx.dispose();

@@ -5,7 +5,7 @@
 //
 //   node bench/cuda/run.mjs [--quick] [--json out.json] [--cupy cupy.txt]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { openDevice } from './device.mjs';
+import { openDevice, tuner } from './device.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name) => {
@@ -20,6 +20,8 @@ const cupyPath = opt('--cupy');
 
 const { addon, ctx, info } = await openDevice();
 console.log(`device: ${info.device}; fatbin: ${addon.build.archs}`);
+// setTuning through the addon's own list of knobs (cuda/tuning.def): a variant naming no knob fails here
+const { knobs, tune } = tuner(addon, ctx);
 
 const results = [];
 async function measure(group, op, n, batch, cufft, reps = 10, e2e = true) {
@@ -96,31 +98,32 @@ await pair('corr', 'corr-complex', 4096, firSamples);
 
 console.log('variants');
 const notes = [];
+const varied = new Set(['twiddleTable', 'onePassMax', 'factorMax', 'osMaxH']);
 for (const n of smoke ? [1024] : [1024, 4096, 16384]) {
-  await ctx.setTuning({ twiddleTable: true });
+  await tune({ twiddleTable: true });
   const v = await measure('variant-twiddle', 'fft', n, total / n, false, 10, false);
-  await ctx.setTuning({});
+  await tune({});
   v.impl = 'cuda-twiddle-table';
   notes.push(
     `n=${n}: twiddles from table rows ${fmt(v.kernelMs)} ms, error ${sci(v.relError)} (default: computed)`,
   );
 }
-await ctx.setTuning({ onePassMax: 8192 });
+await tune({ onePassMax: 8192 });
 {
   const v = await measure('variant-passes', 'fft', 16384, total / 16384, false, 10, false);
   v.impl = 'cuda-2pass';
   notes.push(`n=16384 as ${v.plan}: ${fmt(v.kernelMs)} ms`);
 }
 for (const fm of [1024, 4096]) {
-  await ctx.setTuning({ factorMax: fm });
+  await tune({ factorMax: fm });
   for (const n of smoke ? [2 ** 13] : [2 ** 20, 2 ** 22, 2 ** 24]) {
     const v = await measure('variant-passes', 'fft', n, total / n, false, 10, false);
     v.impl = `cuda-factor${fm}`;
     notes.push(`n=${n} as ${v.plan}: ${fmt(v.kernelMs)} ms`);
   }
 }
-// the choices of this session's kernels, against their alternatives
-for (const [tune, n, what] of [
+// the kernels' choices (the knobs' defaults), each against its alternative
+for (const [tuning, n, what] of [
   [{ wide8192: false }, 8192, '16 elements per thread (radix 2·16·16·16)'],
   [{ contigKernel: 2 }, 2048, 'the transposed-pass kernel'],
   [{ contigKernel: 2 }, 4096, 'the transposed-pass kernel'],
@@ -154,15 +157,16 @@ for (const [tune, n, what] of [
   [{ fastBase: false }, 2 ** 20, 'column bases by 64-bit divisions'],
 ]) {
   if (smoke && n > 2 ** 13) continue;
-  await ctx.setTuning(tune);
+  for (const k of Object.keys(tuning)) varied.add(k);
+  await tune(tuning);
   const v = await measure('variant-kernel', 'fft', n, total / n, false, 10, false);
-  v.impl = `cuda-${Object.keys(tune)[0]}`;
-  await ctx.setTuning({});
+  v.impl = `cuda-${Object.keys(tuning)[0]}`;
+  await tune({});
   const d = await measure('variant-kernel', 'fft', n, total / n, false, 10, false);
   d.impl = 'cuda-default';
   notes.push(`n=${n} with ${what}: ${fmt(v.kernelMs)} ms (default ${fmt(d.kernelMs)} ms)`);
 }
-await ctx.setTuning({ osMaxH: 4096 });
+await tune({ osMaxH: 4096 });
 for (const [op, n] of [
   ['fir', 1023],
   ['fir', 2047],
@@ -189,12 +193,13 @@ for (const [op, n, tuning, what] of [
     '256 threads of 32 elements (the default: two 4096-point halves)',
   ],
 ]) {
-  await ctx.setTuning(tuning);
+  for (const k of Object.keys(tuning)) varied.add(k);
+  await tune(tuning);
   const v = await measure('variant-os', op, n, firSamples, false, 10, false);
   v.impl = `cuda-${Object.entries(tuning)
     .map(([k, x]) => k + x)
     .join('-')}`;
-  await ctx.setTuning({});
+  await tune({});
   const d = await measure('variant-os', op, n, firSamples, false, 10, false);
   d.impl = 'cuda-default';
   notes.push(
@@ -211,6 +216,9 @@ for (const taps of smoke ? [8, 64] : [1, 2, 3, 4, 8, 16, 24, 32, 48, 64, 96, 128
   if (!switchAt && o.kernelMs < d.kernelMs) switchAt = taps;
 }
 for (const s of notes) console.log(`  ${s}`);
+console.log('  knobs varied above (cuda/tuning.def):');
+for (const k of knobs.values())
+  if (varied.has(k.name)) console.log(`    ${k.name} (default ${JSON.stringify(k.default)}): ${k.meaning}`);
 console.log(`  direct form is slower than overlap-save from ${switchAt} taps on (real input)`);
 
 const cupy = {};

@@ -8,7 +8,7 @@
 // Other ops than fft (rfft, spectrogram-*, fir, corr…; the reference is the benchmark's, cuFFT or the unfused
 // cuFFT pipeline) take --total as the benchmark's batch (samples), not divided by n.
 import { parseArgs } from 'node:util';
-import { openDevice } from './device.mjs';
+import { openDevice, tuner } from './device.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -18,7 +18,8 @@ const { values: args } = parseArgs({
     op: { type: 'string' },
   },
 });
-const { ctx, info } = await openDevice();
+const { addon, ctx, info } = await openDevice();
+const { tune } = tuner(addon, ctx); // refuses a knob cuda/tuning.def does not declare
 const total = Number(args.total ?? 2 ** 27);
 const sizes = (args.sizes ?? '8192,16384,32768,65536,1048576,4194304,16777216').split(',').map(Number);
 const variants = JSON.parse(args.variants ?? '[{}]');
@@ -27,13 +28,13 @@ console.log(`device: ${info.device}`);
 const ms = (r) => (r.available === false ? NaN : r.kernelMs);
 for (const n of sizes) {
   const batch = op === 'fft' || op === 'rfft' ? Math.max(1, Math.floor(total / n)) : total;
-  await ctx.setTuning({});
+  await tune({});
   const ref = await ctx
     .benchmark(op, n, batch, true, 10, false)
     .catch((e) => ({ available: false, reason: e.message }));
   const cells = [];
   for (const v of variants) {
-    await ctx.setTuning(v);
+    await tune(v);
     const r = await ctx
       .benchmark(op, n, batch, false, 10, false)
       .catch((e) => ({ available: false, reason: e.message }));
@@ -47,5 +48,5 @@ for (const n of sizes) {
     ref.available === false ? `reference not measured (${ref.reason})` : `reference ${ms(ref).toFixed(3)} ms`;
   console.log(`${op} n=${n} ${refText}\n  ${cells.join('\n  ')}`);
 }
-await ctx.setTuning({});
+await tune({});
 await ctx.dispose();

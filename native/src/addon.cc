@@ -12,9 +12,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
-#include "../../bench/cuda/bench.h"
 #include "../../cuda/device.h"
+#include "../../cuda/devtimer.h"
 #include "../../cuda/ops.h"
 #include "../../cuda/processors.h"
 #include "core.h"
@@ -111,6 +112,60 @@ static float* parseOut(Napi::Env env, Task& t, Napi::Value v, long long need, co
 static long long num(Napi::Value v) { return v.IsNumber() ? (long long)v.As<Napi::Number>().DoubleValue() : 0; }
 static double dbl(Napi::Value v, double d = 0) { return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : d; }
 static bool flag(Napi::Value v) { return v.IsBoolean() ? v.As<Napi::Boolean>().Value() : false; }
+
+// ---------------------------------------------------------------------------------------------------
+// Tuning knobs (cuda/tuning.def): the FftTuning fields and the process-wide settings beside them.
+
+template <class T>
+static T knobValue(Napi::Value v);
+template <>
+bool knobValue<bool>(Napi::Value v) { return flag(v); }
+template <>
+int knobValue<int>(Napi::Value v) { return (int)num(v); }
+template <>
+long long knobValue<long long>(Napi::Value v) { return num(v); }
+
+/** The PH_SETTING knobs as setTuning parses them (defaults when not given). */
+struct Settings {
+#define PH_KNOB(name, type, def, meaning)
+#define PH_KNOB_LIST(name, size, meaning)
+#define PH_SETTING(name, type, def, accessor, meaning) type name = def;
+#include "../../cuda/tuning.def"
+#undef PH_KNOB
+#undef PH_KNOB_LIST
+#undef PH_SETTING
+};
+static_assert(Settings{}.pieceBytes == (long long)ph::kHostPiece, "tuning.def: pieceBytes's default is kHostPiece");
+
+// tuningKnobs() → [{ name, type ('boolean' | 'number' | 'number[]'), default, meaning }] in tuning.def's order
+static Napi::Value TuningKnobs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array list = Napi::Array::New(env);
+  auto add = [&](const char* name, const char* type, Napi::Value def, const char* meaning) {
+    Napi::Object k = Napi::Object::New(env);
+    k.Set("name", name);
+    k.Set("type", type);
+    k.Set("default", def);
+    k.Set("meaning", meaning);
+    list.Set(list.Length(), k);
+  };
+  auto value = [&](auto v) -> Napi::Value {
+    if constexpr (std::is_same_v<decltype(v), bool>) return Napi::Boolean::New(env, v);
+    else return Napi::Number::New(env, (double)v);
+  };
+  const ph::FftTuning tune;
+  const Settings set;
+#define PH_KNOB(name, type, def, meaning) \
+  add(#name, std::is_same_v<type, bool> ? "boolean" : "number", value(tune.name), meaning);
+#define PH_KNOB_LIST(name, size, meaning) add(#name, "number[]", Napi::Array::New(env), meaning);
+#define PH_SETTING(name, type, def, accessor, meaning) \
+  add(#name, std::is_same_v<type, bool> ? "boolean" : "number", value(set.name), meaning);
+#include "../../cuda/tuning.def"
+#undef PH_KNOB
+#undef PH_KNOB_LIST
+#undef PH_SETTING
+  return list;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Context
@@ -306,56 +361,41 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // setTuning({ onePassMax, factorMax, twiddleTable, wide8192, stridedCols, stridedThreads, flatSmall, contigKernel, contigThreads, swizzle, passTwiddleTable, mixedRegister, mixedElems, mixedThreads, mixedPad, fastBase, mixedFixed, mix64, mixFixRegs, direct, directCols, directRegs, directVariant, fewTwiddles, osWide, osSplit, osTwiddles, osThreads, factors, osMaxH, osMinH, pieceBytes }): plan choices, for benchmark variants; pieceBytes (host-pipeline piece, 8 MB) for tests
+  // setTuning({ knob: value, … }): the knobs of cuda/tuning.def; every knob not given takes its default
   Napi::Value Tune(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = info[0].IsObject() ? info[0].As<Napi::Object>() : Napi::Object::New(env);
     ph::FftTuning tune;
-    if (o.Has("onePassMax")) tune.onePassMax = num(o.Get("onePassMax"));
-    if (o.Has("factorMax")) tune.factorMax = num(o.Get("factorMax"));
-    if (o.Has("twiddleTable")) tune.twiddleTable = flag(o.Get("twiddleTable"));
-    if (o.Has("wide8192")) tune.wide8192 = flag(o.Get("wide8192"));
-    if (o.Has("stridedCols")) tune.stridedCols = (int)num(o.Get("stridedCols"));
-    if (o.Has("stridedThreads")) tune.stridedThreads = (int)num(o.Get("stridedThreads"));
-    if (o.Has("flatSmall")) tune.flatSmall = flag(o.Get("flatSmall"));
-    if (o.Has("contigKernel")) tune.contigKernel = (int)num(o.Get("contigKernel"));
-    if (o.Has("contigThreads")) tune.contigThreads = (int)num(o.Get("contigThreads"));
-    if (o.Has("swizzle")) tune.swizzle = flag(o.Get("swizzle"));
-    if (o.Has("passTwiddleTable")) tune.passTwiddleTable = flag(o.Get("passTwiddleTable"));
-    if (o.Has("mixedRegister")) tune.mixedRegister = flag(o.Get("mixedRegister"));
-    if (o.Has("mixedElems")) tune.mixedElems = (int)num(o.Get("mixedElems"));
-    if (o.Has("mixedThreads")) tune.mixedThreads = (int)num(o.Get("mixedThreads"));
-    if (o.Has("mixedPad")) tune.mixedPad = (int)num(o.Get("mixedPad"));
-    if (o.Has("fastBase")) tune.fastBase = flag(o.Get("fastBase"));
-    if (o.Has("mixedFixed")) tune.mixedFixed = flag(o.Get("mixedFixed"));
-    if (o.Has("mix64")) tune.mix64 = flag(o.Get("mix64"));
-    if (o.Has("mixFixRegs")) tune.mixFixRegs = (int)num(o.Get("mixFixRegs"));
-    if (o.Has("direct")) tune.direct = flag(o.Get("direct"));
-    if (o.Has("directCols")) tune.directCols = (int)num(o.Get("directCols"));
-    if (o.Has("directRegs")) tune.directRegs = (int)num(o.Get("directRegs"));
-    if (o.Has("directVariant")) tune.directVariant = (int)num(o.Get("directVariant"));
-    if (o.Has("fewTwiddles")) tune.fewTwiddles = flag(o.Get("fewTwiddles"));
-    if (o.Has("osWide")) tune.osWide = (int)num(o.Get("osWide"));
-    if (o.Has("osSplit")) tune.osSplit = (int)num(o.Get("osSplit"));
-    if (o.Has("osTwiddles")) tune.osTwiddles = (int)num(o.Get("osTwiddles"));
-    if (o.Has("osThreads")) tune.osThreads = (int)num(o.Get("osThreads"));
-    if (o.Has("factors")) {
-      Napi::Value f = o.Get("factors");
-      if (!f.IsArray() || f.As<Napi::Array>().Length() > 3) throw argError(env, "setTuning: factors must be an array of at most 3 sizes");
-      Napi::Array a = f.As<Napi::Array>();
-      for (uint32_t i = 0; i < a.Length(); i++) tune.factors[i] = num(a.Get(i));
-    }
-    const long long maxH = o.Has("osMaxH") ? num(o.Get("osMaxH")) : 8192;
-    const long long minH = o.Has("osMinH") ? num(o.Get("osMinH")) : 0;
-    const long long piece = o.Has("pieceBytes") ? num(o.Get("pieceBytes")) : (long long)ph::kHostPiece;
-    if (piece < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
+    Settings set;
+#define PH_KNOB(name, type, def, meaning) \
+  if (o.Has(#name)) tune.name = knobValue<type>(o.Get(#name));
+#define PH_KNOB_LIST(name, size, meaning)                                                                       \
+  if (o.Has(#name)) {                                                                                           \
+    Napi::Value f = o.Get(#name);                                                                               \
+    if (!f.IsArray() || f.As<Napi::Array>().Length() > size)                                                    \
+      throw argError(env, "setTuning: " #name " must be an array of at most " #size " sizes");                 \
+    Napi::Array a = f.As<Napi::Array>();                                                                        \
+    for (uint32_t i = 0; i < a.Length(); i++) tune.name[i] = num(a.Get(i));                                     \
+  }
+#define PH_SETTING(name, type, def, accessor, meaning) \
+  if (o.Has(#name)) set.name = knobValue<type>(o.Get(#name));
+#include "../../cuda/tuning.def"
+#undef PH_KNOB
+#undef PH_KNOB_LIST
+#undef PH_SETTING
+    if (set.pieceBytes < 1024) throw argError(env, "setTuning: pieceBytes must be at least 1024");
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
-    t->run = [c, tune, maxH, minH, piece] {
+    t->run = [c, tune, set] {
       ph::fftTuning() = tune;
-      ph::osMaxH() = maxH;
-      ph::osMinH() = minH;
-      ph::hostPiece() = (size_t)piece;
+#define PH_KNOB(name, type, def, meaning)
+#define PH_KNOB_LIST(name, size, meaning)
+#define PH_SETTING(name, type, def, accessor, meaning) \
+  ph::accessor() = (std::remove_reference_t<decltype(ph::accessor())>)set.name;
+#include "../../cuda/tuning.def"
+#undef PH_KNOB
+#undef PH_KNOB_LIST
+#undef PH_SETTING
       c->g().clearPlans();
     };
     return core->submit(env, std::move(t));
@@ -374,7 +414,7 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 
-  // benchmark(op, n, batch, cufft, reps, endToEnd) → { kernelMs, endToEndMs, ... } (see bench/cuda/bench.h)
+  // benchmark(op, n, batch, cufft, reps, endToEnd) → { kernelMs, endToEndMs, ... } (see cuda/devtimer.h)
   Napi::Value Bench(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     auto t = std::make_unique<Task>(env);
@@ -421,6 +461,32 @@ static CorePtr coreOf(Napi::Env env, Napi::Value v) {
 // ---------------------------------------------------------------------------------------------------
 // Processors. The device object is made by the first task that needs it (on the worker thread), so a
 // failure there surfaces as that call's rejection.
+
+/** A processor's reset() as a task; sync: the reset queues device work, waited for before the promise settles. */
+template <class Impl>
+static Napi::Value resetTask(Napi::Env env, const CorePtr& core, const std::shared_ptr<std::unique_ptr<Impl>>& impl,
+                             bool sync) {
+  auto t = std::make_unique<Task>(env);
+  auto im = impl;
+  CorePtr c = core;
+  t->run = [c, im, sync] {
+    if (*im) {
+      (*im)->reset();
+      if (sync) c->g().sync();
+    }
+  };
+  return core->submit(env, std::move(t));
+}
+
+/** A processor's dispose() as a task, run even after a failure (Task::always): frees its device object. */
+template <class Impl>
+static Napi::Value disposeTask(Napi::Env env, const CorePtr& core, const std::shared_ptr<std::unique_ptr<Impl>>& impl) {
+  auto t = std::make_unique<Task>(env);
+  t->always = true;
+  auto im = impl;
+  t->run = [im] { im->reset(); };
+  return core->submit(env, std::move(t));
+}
 
 class Spectrogram : public Napi::ObjectWrap<Spectrogram> {
  public:
@@ -475,25 +541,8 @@ class Spectrogram : public Napi::ObjectWrap<Spectrogram> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    CorePtr c = core;
-    t->run = [c, im] {
-      if (*im) {
-        (*im)->reset();
-        c->g().sync();
-      }
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, true); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 class Fir : public Napi::ObjectWrap<Fir> {
@@ -539,25 +588,8 @@ class Fir : public Napi::ObjectWrap<Fir> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    CorePtr c = core;
-    t->run = [c, im] {
-      if (*im) {
-        (*im)->reset();
-        c->g().sync();
-      }
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, true); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 class Correlator : public Napi::ObjectWrap<Correlator> {
@@ -617,21 +649,8 @@ class Correlator : public Napi::ObjectWrap<Correlator> {
     };
     return core->submit(env, std::move(t));
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    auto im = impl;
-    t->run = [im] {
-      if (*im) (*im)->reset();
-    };
-    return core->submit(info.Env(), std::move(t));
-  }
-  Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    auto t = std::make_unique<Task>(info.Env());
-    t->always = true;
-    auto im = impl;
-    t->run = [im] { im->reset(); };
-    return core->submit(info.Env(), std::move(t));
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return resetTask(info.Env(), core, impl, false); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) { return disposeTask(info.Env(), core, impl); }
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -660,6 +679,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Fir::Init(env, exports);
   Correlator::Init(env, exports);
   exports.Set("probe", Napi::Function::New(env, Probe));
+  exports.Set("tuningKnobs", Napi::Function::New(env, TuningKnobs));
   Napi::Object b = Napi::Object::New(env);
   b.Set("archs", ph::buildArchs());
 #ifdef PHASOR_EMU
@@ -668,6 +688,11 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   b.Set("emulation", false);
 #endif
   b.Set("cudaRuntime", CUDART_VERSION);
+#ifdef PHASOR_BENCH
+  b.Set("bench", true);  // phasor_cuda_bench.node: benchmark() takes the measurement-only operations too
+#else
+  b.Set("bench", false);
+#endif
   exports.Set("build", b);
   return exports;
 }

@@ -43,8 +43,10 @@ describe('CUDA addon build', () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim()) as {
       p: { available: boolean; reason?: string };
-      b: { archs: string };
+      b: { archs: string; bench: boolean };
     };
+    // the shipping addon, not the bench build (node native/build.mjs --bench: phasor_cuda_bench.node)
+    expect(out.b.bench).toBe(false);
     // a build for one architecture (PHASOR_CUDA_ARCHS, used on the lent GPU to build faster) is fine too
     expect(out.b.archs).toMatch(process.env.PHASOR_CUDA_ARCHS ? /sm_90/ : /sm_75.*sm_90.*compute_90 PTX/);
     if (!out.p.available) {

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CudaTuning } from './tuning.js';
 
 /** Values the native side fills or reads in place (JavaScript owns every array). */
 export type NativeInput = Float32Array | Uint8Array | Int8Array | Int16Array | NativeDeviceBuffer;
@@ -64,56 +65,8 @@ export interface NativeContext {
     reps: number,
     endToEnd: boolean,
   ): Promise<NativeBenchResult>;
-  /** Plan choices for benchmark variants (defaults when omitted). */
-  setTuning(t: {
-    onePassMax?: number;
-    factorMax?: number;
-    twiddleTable?: boolean;
-    wide8192?: boolean;
-    stridedCols?: number;
-    stridedThreads?: number;
-    flatSmall?: boolean;
-    contigKernel?: number;
-    contigThreads?: number;
-    swizzle?: boolean;
-    passTwiddleTable?: boolean;
-    mixedRegister?: boolean;
-    mixedElems?: number;
-    mixedThreads?: number;
-    mixedPad?: number;
-    fastBase?: boolean;
-    /** The compile-time mixed-radix plans of fft.cu's PH_MIX_FIXED sizes (true) or the run-time plan's kernel. */
-    mixedFixed?: boolean;
-    /** L = 64 on the compile-time mixed-radix kernel (radix 8·8) instead of the power-of-two one. */
-    mix64?: boolean;
-    /** Register cap of the compile-time mixed-radix kernels (0: as measured best; 64, 80, 96, 160 on sm_90). */
-    mixFixRegs?: number;
-    /** Passes strided on both sides on the direct kernel (no transposes through shared memory), or the transposing one. */
-    direct?: boolean;
-    /** Columns a block of the direct kernel (0: chosen). */
-    directCols?: number;
-    /** Register cap of the direct kernel (0: as measured best; 64, 72, 80, 96 on sm_90). */
-    directRegs?: number;
-    /** Direct kernel variant (sm_90): 1 internal twiddles from table rows, 2 pass / 4 internal twiddles from more sincospif. */
-    directVariant?: number;
-    /** One-pass 8192 and 16384 with internal twiddles from two sincospif a pass instead of five. */
-    fewTwiddles?: boolean;
-    /** Fused overlap-save 8192-point segments on 256 threads of 32 elements, by kind: 1 complex FIR, 2 real FIR, 4 correlation. */
-    osWide?: number;
-    /** Complex 8192-point segments as two 4096-point halves and a shuffle radix-2 step, by kind: 1 FIR, 4 correlation (before osWide). */
-    osSplit?: number;
-    /** Twiddles of the narrow fused overlap-save kernels: 0 as measured best, 1 table rows, 2 sincospif and products, 3 two table entries a pass and products (sm_90). */
-    osTwiddles?: number;
-    /** Threads per block of the fused overlap-save FIR kernels below 8192 points (0: one segment a block, ≥ 64). */
-    osThreads?: number;
-    /** Factors of a multi-pass plan in pass order (at most 3; chosen when omitted or when they do not fit). */
-    factors?: number[];
-    /** Largest / smallest complex FFT of a fused overlap-save segment the size choice considers (8192 / 0). */
-    osMaxH?: number;
-    osMinH?: number;
-    /** Bytes of a host-pipeline piece (8 MB): smaller in tests, to stream many pieces in the emulation. */
-    pieceBytes?: number;
-  }): Promise<void>;
+  /** Plan and kernel choices (cuda/tuning.def): tests and benchmark variants; each omitted knob takes its default. */
+  setTuning(t: CudaTuning): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
   planInfo(n: number): Promise<string>;
 }
@@ -160,9 +113,20 @@ export interface NativeCorrelator {
   dispose(): Promise<void>;
 }
 
+/** One knob of cuda/tuning.def as the addon lists it (tuningKnobs()). */
+export interface NativeTuningKnob {
+  name: keyof CudaTuning;
+  type: 'boolean' | 'number' | 'number[]';
+  default: boolean | number | number[];
+  meaning: string;
+}
+
 export interface NativeAddon {
   probe(device?: number): NativeProbe;
-  build: { archs: string; emulation: boolean; cudaRuntime: number };
+  /** The tuning knobs with their defaults and meanings, in cuda/tuning.def's order. */
+  tuningKnobs(): NativeTuningKnob[];
+  /** bench: phasor_cuda_bench.node (node native/build.mjs --bench), whose benchmark() takes bench/cuda's operations too. */
+  build: { archs: string; emulation: boolean; cudaRuntime: number; bench: boolean };
   Context: new () => NativeContext;
   Spectrogram: new (
     ctx: NativeContext,

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "../../cuda/common.cuh"
+#include "common.cuh"
 
 namespace bench {
 

@@ -1,11 +1,12 @@
-// Benchmarks of the CUDA backend against raw cuFFT and unfused cuFFT pipelines, timed with CUDA events on
-// data already on the device (kernel-only) and from pinned host memory (end to end). Used by the
-// standalone runner (bench/cuda/main.cu, `npm run gpu:check`) and by the addon's benchmark() for
-// `phasor bench`.
+// The CUDA backend's device timer: its kernels, or raw cuFFT and unfused cuFFT pipelines as the reference,
+// timed with CUDA events on data already on the device (kernel-only) and from pinned host memory (end to
+// end). Product code: the addon's benchmark() behind the backend's DeviceTimer, which `phasor bench` and the
+// benchmark view print. The bench build (node native/build.mjs --bench: phasor_cuda_bench.node, compiled with
+// PHASOR_BENCH) also takes the operations only the measurements in bench/cuda use.
 #pragma once
 #include <string>
 
-#include "../../cuda/gpu.h"
+#include "gpu.h"
 
 namespace bench {
 
@@ -22,14 +23,19 @@ struct Result {
 };
 
 /**
- * op: "copy" (device-to-device, n·batch float2), "h2d" / "d2h" (pinned, n·batch float2),
- *     "fft", "ifft", "rfft" (size n, batch), "fft2" (n × n, batch),
+ * op: "copy" (device-to-device, n·batch float2), "h2d" (pinned, n·batch float2),
+ *     "fft", "rfft" (size n, batch),
  *     "spectrogram-f32" / "spectrogram-i16" (fft n, hop n/4, batch = samples, real input),
- *     "fir" (n taps, batch complex samples), "fir-real", "fir-direct", "fir-os" (forced methods, real),
- *     "corr" (template n, batch real samples), "corr-complex".
+ *     "fir" (n taps, batch complex samples), "fir-real" (real),
+ *     "corr" (template n, batch real samples);
+ *   the bench build only (isBenchOnly): "d2h", "ifft", "fft2" (n × n, batch), "fir-direct" / "fir-os" (forced
+ *     methods, real), "corr-complex".
  * cufft: the reference instead of Phasor's kernels — raw cuFFT for transforms, and for the processors
  *     the unfused pipelines built on cuFFT (framing + R2C + dB; gather + C2C + multiply + C2C + scatter).
  */
+/** The operations only the measurements in bench/cuda use: unavailable in the shipping addon. */
+bool isBenchOnly(const std::string& op);
+
 Result measure(ph::Gpu& gpu, const std::string& op, long long n, long long batch, bool cufft, int reps = 10,
                bool endToEnd = true);
 

@@ -1,4 +1,4 @@
-#include "cufft.h"
+#include "cufft_ref.h"
 
 #include <dlfcn.h>
 
