@@ -241,7 +241,7 @@ static void testPipeline(ph::Op op, long long n) {
   ph::hostPiece() = saved;
 }
 
-// The CPU backend's frame bookkeeping (electron/engine/backends/cuda/processors.ts), for pushes from here.
+// The stream layer's frame bookkeeping (electron/engine/backends/stream.ts, FrameCursor), for pushes from here.
 struct SpecFeed {
   ph::Spectrogram& sp;
   long long n, hop, vps, bufStart = 0, buffered = 0, nextFrame = 0;

@@ -235,7 +235,7 @@ export class CudaBackend implements Backend, CudaDevice {
   }
 
   /**
-   * One benchmark measurement on the device, timed natively with CUDA events (bench/cuda/bench.cu):
+   * One benchmark measurement on the device, timed natively with CUDA events (cuda/devtimer.cu):
    * kernel-only milliseconds (data already on the device, median of `reps` after two warm-ups) and
    * end-to-end milliseconds (from pinned host memory and back), samples/s, bytes moved and the error
    * against float64. `cufft: true` measures the reference instead: raw cuFFT for transforms, the unfused
@@ -244,7 +244,9 @@ export class CudaBackend implements Backend, CudaDevice {
    * op / n / batch: 'fft' | 'ifft' | 'rfft' (size n, batch transforms), 'fft2' (n × n, batch),
    * 'spectrogram-f32' | 'spectrogram-i16' (fft n, hop n/4, batch = samples), 'fir' (n taps, batch complex
    * samples), 'fir-real' | 'fir-direct' | 'fir-os' (real), 'corr' | 'corr-complex' (template n, batch
-   * samples), 'copy' | 'h2d' | 'd2h' (n·batch complex values: the bandwidth ceilings).
+   * samples), 'copy' | 'h2d' | 'd2h' (n·batch complex values: the bandwidth ceilings). 'ifft', 'fft2',
+   * 'fir-direct', 'fir-os', 'corr-complex' and 'd2h' are measurement-only: the shipping addon answers them
+   * with available: false, the bench build (node native/build.mjs --bench) measures them.
    */
   async benchmark(
     op: string,
