@@ -19,6 +19,7 @@ import {
   hopFromOverlap,
   spectrumBins,
 } from '../protocol/shape.js';
+import type { BenchRowInfo } from '../protocol/messages.js';
 
 export const benchOps = ['fft', 'rfft', 'spectrogram', 'fir', 'correlate'] as const;
 export type BenchOp = (typeof benchOps)[number];
@@ -31,22 +32,8 @@ export const defaultSizes: Record<BenchOp, number[]> = {
   correlate: [4096],
 };
 
-export interface BenchRow {
-  backend: string;
+export interface BenchRow extends BenchRowInfo {
   op: BenchOp;
-  /** Transform length (fft, rfft, spectrogram), taps (fir), template length (correlate). */
-  size: number;
-  /** Transforms per call (fft, rfft), frames (spectrogram); 1 for streams. */
-  batch: number;
-  /** Input samples per timed call. */
-  samples: number;
-  medianMs: number;
-  samplesPerSecond: number;
-  /** 5·N·log2(N) per complex transform (2.5·N·log2 N per real one); absent for stream ops. */
-  gflops?: number;
-  relError: number;
-  /** samplesPerSecond / the CPU backend's, same op and size. */
-  vsCpu?: number;
   note?: string;
 }
 

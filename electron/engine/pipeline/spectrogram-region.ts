@@ -14,6 +14,7 @@ import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
+import type { FileSpectrogramResult } from '../protocol/messages.js';
 import type { StreamFormat } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
 import {
@@ -56,20 +57,12 @@ export interface RegionOptions {
   onProgress?: (framesDone: number, framesTotal: number) => void;
 }
 
-export interface RegionImage {
+/** The file view's image (the protocol's FileSpectrogramResult) with its levels. Frame f covers samples
+ * start + f·hop … start + f·hop + fft − 1; column x covers the frames frameColumns gives; row y of the
+ * band [fLow, fHigh] = frequencyRange covers fHigh − (y+1)·Δ … fHigh − y·Δ. */
+export interface RegionImage extends FileSpectrogramResult {
   /** height × width dBFS levels, row 0 = the highest frequency. */
   levels: Float32Array;
-  width: number;
-  height: number;
-  /** Frames computed; frame f covers samples start + f·hop … start + f·hop + fft − 1. Column x covers
-   * frames floor(x·frames/width) … (see frameColumns). */
-  frames: number;
-  start: number;
-  end: number;
-  fft: number;
-  hop: number;
-  /** [bottom edge, top edge] of the image (Hz): row y covers fHigh − (y+1)·Δ … fHigh − y·Δ. */
-  frequencyRange: [number, number];
   /** FFT bins whose centre lies inside the band. */
   bandBins: number;
 }

@@ -254,16 +254,22 @@ export interface BackendDetails extends BackendState {
   details?: Record<string, string | number>;
 }
 
+/** One benchmark row: an operation of one size on one backend, timed from host arrays. */
 export interface BenchRowInfo {
   backend: string;
   op: string;
+  /** Transform length (fft, rfft, spectrogram), taps (fir), template length (correlate). */
   size: number;
+  /** Transforms per call (fft, rfft), frames (spectrogram); 1 for streams. */
   batch: number;
+  /** Input samples per timed call. */
   samples: number;
   medianMs: number;
   samplesPerSecond: number;
+  /** 5·N·log2(N) per complex transform (2.5·N·log2 N per real one); absent for stream ops. */
   gflops?: number;
   relError: number;
+  /** samplesPerSecond / the CPU backend's, same op and size. */
   vsCpu?: number;
 }
 
