@@ -29,7 +29,6 @@ import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
 import { MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
 import type { DeviceInput, Recorder, WebGpuDevice } from './processor.js';
-import type { ShaderFamily } from './shaders.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
 import { WebGpuCorrelator } from './correlator.js';
@@ -386,31 +385,6 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     arena.flush(device.queue);
     device.queue.submit([encoder.finish()]);
     if (out !== undefined && bytes > 0) await this.read(out);
-  }
-
-  kernel(
-    job: FftJob,
-    family: ShaderFamily,
-    entry: string,
-    total: number,
-    words: number[],
-    groupsAt: number,
-    floats: number[],
-    buffers: Record<number, GPUBuffer>,
-    uniformBinding: number,
-  ): void {
-    if (job.arena.remaining < 1) throw new Error('too many dispatches for one submit');
-    this.fftPlanner.elementwiseDispatch(
-      job,
-      family,
-      entry,
-      total,
-      words,
-      groupsAt,
-      floats,
-      buffers,
-      uniformBinding,
-    );
   }
 
   createSpectrogram(config: SpectrogramConfig): SpectrogramProcessor {

@@ -108,16 +108,11 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   }
 
   flush(): Promise<CorrelationChunk> {
-    try {
-      this.usable();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const lags = this.cursor.flush();
-    const start = this.cursor.take(lags);
-    const chunk = this.device.call(() => this.run(EMPTY, start, lags));
-    this.reset();
-    return chunk;
+    return this.ending(() => {
+      const lags = this.cursor.flush();
+      const start = this.cursor.take(lags);
+      return this.device.call(() => this.run(EMPTY, start, lags));
+    });
   }
 
   private async run(x: DeviceInput, startLag: number, lags: number): Promise<CorrelationChunk> {
@@ -175,7 +170,17 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     ];
     const floats = [this.templateNorm];
     const k = (entry: string, total: number, buffers: Record<number, GPUBuffer>) =>
-      this.device.kernel(job, 'correlate', entry, total, params(total), 1, floats, buffers, 6);
+      this.device.fftPlanner.elementwiseDispatch(
+        job,
+        'correlate',
+        entry,
+        total,
+        params(total),
+        1,
+        floats,
+        buffers,
+        6,
+      );
     if (this.direct) {
       k('direct', lags, { 0: src, 5: dst, 9: this.spectrum });
       return;
@@ -184,7 +189,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     const b = w.get(1, segments * L * 8);
     const energy = w.get(3, Math.max(16, segments * chunksPerSegment * 4));
     const mul = (from: GPUBuffer, to: GPUBuffer) =>
-      this.device.kernel(
+      this.device.fftPlanner.elementwiseDispatch(
         job,
         'bluestein',
         'mul',

@@ -8,7 +8,7 @@ import { validateFirConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
 import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
-import type { ComplexPlan } from './fft.js';
+import type { ComplexPlan, FftJob } from './fft.js';
 import { uploadTable } from './gpu.js';
 import {
   DeviceWindow,
@@ -92,15 +92,10 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
   }
 
   flush(): Promise<Float32Array> {
-    try {
-      this.usable();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const frames = this.cursor.flush();
-    const out = this.device.call(() => this.run(EMPTY, frames));
-    this.reset();
-    return out;
+    return this.ending(() => {
+      const frames = this.cursor.flush();
+      return this.device.call(() => this.run(EMPTY, frames));
+    });
   }
 
   /** Appends x, computes the next `frames` output frames (zero input past the window's end), drops the
@@ -139,13 +134,7 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     return out;
   }
 
-  private encode(
-    job: Parameters<WebGpuDevice['kernel']>[0],
-    frames: number,
-    inBase: number,
-    available: number,
-    dst: GPUBuffer,
-  ): void {
+  private encode(job: FftJob, frames: number, inBase: number, available: number, dst: GPUBuffer): void {
     const V = this.lanes;
     const src = this.window.buffer;
     const params = (total: number) => [
@@ -160,7 +149,7 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       inBase,
     ];
     if (this.plan === null) {
-      this.device.kernel(
+      this.device.fftPlanner.elementwiseDispatch(
         job,
         'fir',
         'direct',
@@ -181,9 +170,19 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     const rows = Math.ceil(frames / this.segment) * this.pairs;
     const a = this.device.work.get(0, rows * L * 8);
     const b = this.device.work.get(1, rows * L * 8);
-    this.device.kernel(job, 'fir', 'gather', rows * L, params(rows * L), 1, [], { 0: src, 3: a }, 5);
+    this.device.fftPlanner.elementwiseDispatch(
+      job,
+      'fir',
+      'gather',
+      rows * L,
+      params(rows * L),
+      1,
+      [],
+      { 0: src, 3: a },
+      5,
+    );
     this.plan.encode(job, a, 0, b, 0, rows, false);
-    this.device.kernel(
+    this.device.fftPlanner.elementwiseDispatch(
       job,
       'bluestein',
       'mul',
@@ -199,7 +198,17 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       3,
     );
     this.plan.encode(job, a, 0, b, 0, rows, true);
-    this.device.kernel(job, 'fir', 'scatter', frames * V, params(frames * V), 1, [], { 4: b, 2: dst }, 5);
+    this.device.fftPlanner.elementwiseDispatch(
+      job,
+      'fir',
+      'scatter',
+      frames * V,
+      params(frames * V),
+      1,
+      [],
+      { 4: b, 2: dst },
+      5,
+    );
   }
 
   reset(): void {

@@ -11,7 +11,6 @@ import type { WebGpuContext } from './device.js';
 import type { FftJob, WebGpuFft } from './fft.js';
 import type { ScratchBuffers } from './gpu.js';
 import { STORAGE_USAGE } from './gpu.js';
-import type { ShaderFamily } from './shaders.js';
 
 /** A processor input as the device takes it (validated by the backend). */
 export type DeviceInput =
@@ -39,18 +38,6 @@ export interface WebGpuDevice {
   deviceInput(input: unknown, what: string): DeviceInput;
   /** Records with `record`, submits, and copies out.length floats from the start of `result` back. */
   submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void>;
-  /** Encodes an elementwise kernel of a shaders/ family (see WebGpuFft.elementwiseDispatch). */
-  kernel(
-    job: FftJob,
-    family: ShaderFamily,
-    entry: string,
-    total: number,
-    words: number[],
-    groupsAt: number,
-    floats: number[],
-    buffers: Record<number, GPUBuffer>,
-    uniformBinding: number,
-  ): void;
 }
 
 const RAW_KIND = { u8: 0, i8: 1, i16: 2 } as const;
@@ -143,7 +130,7 @@ export class DeviceWindow {
         const kind =
           d instanceof Uint8Array ? RAW_KIND.u8 : d instanceof Int8Array ? RAW_KIND.i8 : RAW_KIND.i16;
         r.compute((job) =>
-          this.device.kernel(
+          this.device.fftPlanner.elementwiseDispatch(
             job,
             'samples',
             'decode',
@@ -205,6 +192,20 @@ export abstract class WebGpuProcessor {
     this.usable();
     return this.device.deviceInput(input, `${this.what} input`);
   }
+
+  /** Ends the stream: runs `last` (the remaining output), then resets. */
+  protected ending<T>(last: () => Promise<T>): Promise<T> {
+    try {
+      this.usable();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const out = last();
+    this.reset();
+    return out;
+  }
+
+  abstract reset(): void;
 
   /** Runs device-side state changes (reset, dispose) in order with the calls already queued. */
   protected later(f: () => void): void {

@@ -131,7 +131,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
                 inBase,
               ];
               const floats = [this.norm, this.normEdge, this.floorDb, this.alpha ?? 1];
-              device.kernel(
+              device.fftPlanner.elementwiseDispatch(
                 job,
                 'spectrogram',
                 'windowed',
@@ -148,7 +148,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
               );
               if (this.plan) this.plan.encode(job, frames, 0, spec, 0, c, false);
               else this.realPlan!.forward(job, frames, 0, spec, 0, c);
-              device.kernel(
+              device.fftPlanner.elementwiseDispatch(
                 job,
                 'spectrogram',
                 'levels',
@@ -166,7 +166,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
               );
               if (fold) {
                 const firstFlag = first + f0 === 0 ? 1 : 0;
-                device.kernel(
+                device.fftPlanner.elementwiseDispatch(
                   job,
                   'spectrogram',
                   'fold',
