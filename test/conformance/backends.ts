@@ -5,6 +5,8 @@
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { createCudaBackend, probeCuda } from '../../electron/engine/backends/cuda/index.js';
+import { createWebGpuBackend, probeWebGpu } from '../../electron/engine/backends/webgpu/index.js';
+import { useSwiftShader } from '../webgpu/gpu.js';
 
 export interface BackendEntry {
   name: string;
@@ -27,6 +29,16 @@ export const backends: BackendEntry[] = [
     open: async () => {
       const a = await probeCuda();
       return a.available ? createCudaBackend() : { unavailable: a.reason };
+    },
+  },
+  // The WGSL kernels through Dawn: on a GPU's Vulkan driver, or on SwiftShader's where there is none (CI).
+  {
+    name: 'webgpu',
+    tolerance: 1e-6,
+    open: async () => {
+      useSwiftShader();
+      const a = await probeWebGpu();
+      return a.available ? createWebGpuBackend() : { unavailable: a.reason };
     },
   },
 ];

@@ -7,6 +7,7 @@ import type { Availability, Backend, BackendName, BackendProvider } from './back
 import { FailoverBackend } from './failover.js';
 import { createCpuBackend } from './cpu/index.js';
 import { createCudaBackend, probeCuda } from './cuda/index.js';
+import { createWebGpuBackend, probeWebGpu } from './webgpu/index.js';
 
 export type { Availability, BackendProvider } from './backend.js';
 
@@ -21,7 +22,8 @@ const notBuilt = (name: BackendName, why: string): BackendProvider => ({
 /** Every backend Phasor knows, best first: the order `auto` tries them in. */
 export const providers: readonly BackendProvider[] = [
   { name: 'cuda', probe: () => probeCuda(), create: () => createCudaBackend() },
-  notBuilt('webgpu', 'the WebGPU backend is not part of this build yet'),
+  // Dawn (the webgpu package) loads only when probed: hosts that must not load it exclude it.
+  { name: 'webgpu', probe: () => probeWebGpu(), create: () => createWebGpuBackend() },
   {
     name: 'cpu',
     probe: async () => ({ available: true, device: cpuDeviceName() }),

@@ -24,9 +24,14 @@ import type {
   TransformOptions,
 } from '../backend.js';
 import { transformOutput, transformShape } from '../validate.js';
+import { isRawSamples } from '../../types.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
 import { MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
+import type { DeviceInput, Recorder, WebGpuDevice } from './processor.js';
+import { WebGpuSpectrogram } from './spectrogram.js';
+import { WebGpuFir } from './fir.js';
+import { WebGpuCorrelator } from './correlator.js';
 
 /** Bytes of the largest chunk of a batch sent in one submit (input, output and scratch each). */
 export const CHUNK_BYTES = 64 * 1024 * 1024;
@@ -66,13 +71,14 @@ export class WebGpuDeviceArray implements DeviceArray {
 /** Where a transform's input lives: a device buffer and an offset in floats, for one chunk of rows. */
 type Source = { buffer: GPUBuffer; base: number };
 
-export class WebGpuBackend implements Backend {
+export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly name = 'webgpu' as const;
   readonly device: string;
   readonly details: Record<string, string | number>;
   readonly ctx: WebGpuContext;
   readonly fftPlanner: WebGpuFft;
   private readonly io: ScratchBuffers;
+  readonly work: ScratchBuffers;
   private readback: GPUBuffer | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -82,6 +88,7 @@ export class WebGpuBackend implements Backend {
     this.device = ctx.name;
     this.fftPlanner = new WebGpuFft(ctx);
     this.io = new ScratchBuffers(ctx.device);
+    this.work = new ScratchBuffers(ctx.device);
     this.details = {
       ...ctx.details,
       onePassFft: this.fftPlanner.onePassMax,
@@ -94,13 +101,17 @@ export class WebGpuBackend implements Backend {
     return this.fftPlanner.maxSize;
   }
 
-  private alive(): void {
+  alive(): void {
     this.ctx.check();
     if (this.disposed) throw new InvalidArgumentError('the webgpu backend was disposed and cannot be used');
   }
 
   /** Runs `work` after every earlier call; GPU errors (lost device, validation, out of memory) become a
    * sticky BackendFailedError. */
+  call<T>(work: () => Promise<T>): Promise<T> {
+    return this.serial(work);
+  }
+
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.alive();
@@ -333,16 +344,62 @@ export class WebGpuBackend implements Backend {
     return out;
   }
 
-  createSpectrogram(_config: SpectrogramConfig): SpectrogramProcessor {
-    throw notBuilt('spectrogram');
+  deviceInput(input: unknown, what: string): DeviceInput {
+    if (input instanceof Float32Array) return { kind: 'host', data: input, length: input.length };
+    if (input instanceof WebGpuDeviceArray) {
+      if (input.owner !== this)
+        throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend`);
+      return { kind: 'device', buffer: input.buffer, length: input.length };
+    }
+    if (isRawSamples(input)) {
+      const d = input.data;
+      if (!(d instanceof Uint8Array || d instanceof Int8Array || d instanceof Int16Array)) {
+        throw new InvalidArgumentError(`${what}: raw samples must be a Uint8Array, Int8Array or Int16Array`);
+      }
+      if (!Number.isFinite(input.offset) || !Number.isFinite(input.scale)) {
+        throw new InvalidArgumentError(`${what}: raw samples need a finite offset and scale`);
+      }
+      return { kind: 'raw', data: d, offset: input.offset, scale: input.scale, length: d.length };
+    }
+    if (input && typeof input === 'object' && 'owner' in input) {
+      throw new InvalidArgumentError(`${what}: the DeviceArray belongs to another backend`);
+    }
+    throw new InvalidArgumentError(`${what}: expected a Float32Array, a DeviceArray or raw samples`);
   }
 
-  createFir(_config: FirConfig): FirFilter {
-    throw notBuilt('FIR filter');
+  async submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void> {
+    const device = this.ctx.device;
+    const arena = this.fftPlanner.arena;
+    const encoder = device.createCommandEncoder();
+    record({
+      encoder,
+      compute: (fn) => {
+        const pass = encoder.beginComputePass();
+        fn({ pass, arena });
+        pass.end();
+      },
+    });
+    const bytes = out === undefined ? 0 : out.length * 4;
+    if (result !== undefined && bytes > 0)
+      encoder.copyBufferToBuffer(result, 0, this.readbackBuffer(bytes), 0, bytes);
+    arena.flush(device.queue);
+    device.queue.submit([encoder.finish()]);
+    if (out !== undefined && bytes > 0) await this.read(out);
   }
 
-  createCorrelator(_config: CorrelatorConfig): Correlator {
-    throw notBuilt('correlator');
+  createSpectrogram(config: SpectrogramConfig): SpectrogramProcessor {
+    this.alive();
+    return new WebGpuSpectrogram(this, config);
+  }
+
+  createFir(config: FirConfig): FirFilter {
+    this.alive();
+    return new WebGpuFir(this, config);
+  }
+
+  createCorrelator(config: CorrelatorConfig): Correlator {
+    this.alive();
+    return new WebGpuCorrelator(this, config);
   }
 
   async dispose(): Promise<void> {
@@ -351,11 +408,8 @@ export class WebGpuBackend implements Backend {
     this.disposed = true;
     this.fftPlanner.dispose();
     this.io.destroy();
+    this.work.destroy();
     this.readback?.destroy();
     this.ctx.destroy();
   }
-}
-
-function notBuilt(what: string): PhasorError {
-  return new PhasorError('unsupported', `the webgpu backend has no ${what} processor yet`);
 }

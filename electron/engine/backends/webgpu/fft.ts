@@ -221,7 +221,7 @@ export class WebGpuFft {
     return { pipeline, threads, pointsPerGroup: points };
   }
 
-  /** An elementwise kernel (bluestein.wgsl, real.wgsl) with the layout its entry point uses. */
+  /** An elementwise kernel (every family but fft_pow2) with the layout its entry point uses. */
   elementwise(family: ShaderFamily, entryPoint: string): GPUComputePipeline {
     const key = `${family}.${entryPoint}`;
     let pipeline = this.pipelines.get(key);

@@ -1,4 +1,4 @@
-// The WebGPU backend: probe it, create it. Not registered as a backend yet (its processors are not built).
+// The WebGPU backend: probe it, create it (registered in ../registry.ts, after cuda and before cpu).
 //
 //   const a = await probeWebGpu();        // { available: true, device, details } | { available: false, reason }
 //   if (a.available) { const gpu = await createWebGpuBackend(); … await gpu.dispose(); }

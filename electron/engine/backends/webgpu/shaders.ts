@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type ShaderFamily = 'fft_pow2' | 'bluestein' | 'real';
+export type ShaderFamily =
+  'fft_pow2' | 'bluestein' | 'real' | 'samples' | 'spectrogram' | 'fir' | 'correlate';
 export type ShaderConstants = Record<string, number | boolean>;
 
 let shaderDir: string | undefined;

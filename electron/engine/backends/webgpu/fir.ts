@@ -1,0 +1,227 @@
+// Streaming FIR filter of the WebGPU backend: the FIR cursor of ../stream.ts on the JavaScript thread
+// decides which output frames a block makes ready; the kept input (the filter's history) and the taps'
+// spectrum stay on the device. Overlap-save (shaders/fir.wgsl gather → FFT → product with the spectrum
+// → inverse FFT → scatter, two real lanes per complex row) in segments aligned to absolute frames, or the
+// direct form; either way each output is the same computation whatever the block sizes.
+
+import { validateFirConfig } from '../validate.js';
+import { getFftPlan } from '../../fft/index.js';
+import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
+import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
+import type { ComplexPlan, FftJob } from './fft.js';
+import { uploadTable } from './gpu.js';
+import {
+  DeviceWindow,
+  PROCESSOR_CHUNK_BYTES,
+  WebGpuProcessor,
+  type DeviceInput,
+  type WebGpuDevice,
+} from './processor.js';
+
+/** 'auto' uses the direct form up to this many taps (a short loop per output beats two FFTs per segment
+ * there); not yet measured on a GPU. */
+export const WEBGPU_FIR_DIRECT_MAX_TAPS = 16;
+
+/** Overlap-save FFT size for `numtaps` taps: a power of two of at least 4·numtaps (so at least three
+ * quarters of each segment are outputs) and 1024 points. */
+export function webGpuOverlapSaveSize(numtaps: number, maxSize: number): number {
+  let size = 1024;
+  while (size < 4 * numtaps) size *= 2;
+  while (size > maxSize && size / 2 >= 2 * numtaps) size /= 2;
+  return size;
+}
+
+const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
+
+export class WebGpuFir extends WebGpuProcessor implements FirFilter {
+  readonly numtaps: number;
+  readonly method: 'direct' | 'overlap-save';
+  /** Overlap-save: FFT points and outputs per segment (0 for the direct form). */
+  readonly size: number;
+  readonly segment: number;
+  private readonly lanes: number;
+  private readonly pairs: number;
+  private readonly cursor: FirCursor;
+  private readonly window: DeviceWindow;
+  private readonly plan: ComplexPlan | null;
+  /** Direct form: the taps; overlap-save: the spectrum of the zero-padded taps. */
+  private readonly table: GPUBuffer;
+
+  constructor(device: WebGpuDevice, config: FirConfig) {
+    super(device, 'fir');
+    validateFirConfig(config);
+    this.numtaps = config.taps.length;
+    this.lanes = firLanes(config);
+    this.pairs = Math.ceil(this.lanes / 2);
+    this.method = firMethod(config, WEBGPU_FIR_DIRECT_MAX_TAPS);
+    if (this.method === 'overlap-save') {
+      this.size = webGpuOverlapSaveSize(this.numtaps, device.fftPlanner.maxSize);
+      this.segment = this.size - this.numtaps + 1;
+      this.plan = device.fftPlanner.plan(this.size);
+      const padded = new Float64Array(2 * this.size);
+      for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
+      const spectrum = new Float64Array(2 * this.size);
+      getFftPlan(this.size).forward(padded, spectrum);
+      this.table = uploadTable(device.ctx, Float32Array.from(spectrum), 'fir spectrum');
+    } else {
+      this.size = 0;
+      this.segment = 0;
+      this.plan = null;
+      this.table = uploadTable(device.ctx, Float32Array.from(config.taps), 'fir taps');
+    }
+    this.cursor = new FirCursor(this.numtaps, this.segment);
+    this.window = new DeviceWindow(device, 'fir');
+    this.window.reset((this.numtaps - 1) * this.lanes);
+  }
+
+  get pending(): number {
+    return this.cursor.pending;
+  }
+
+  process(input: ProcessorInput): Promise<Float32Array> {
+    let x: DeviceInput;
+    let ready: number;
+    try {
+      x = this.input(input);
+      ready = this.cursor.push(firFrames(x.length, this.lanes));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.cursor.produce(ready);
+    return this.device.call(() => this.run(x, ready));
+  }
+
+  flush(): Promise<Float32Array> {
+    return this.ending(() => {
+      const frames = this.cursor.flush();
+      return this.device.call(() => this.run(EMPTY, frames));
+    });
+  }
+
+  /** Appends x, computes the next `frames` output frames (zero input past the window's end), drops the
+   * input they no longer need. */
+  private async run(x: DeviceInput, frames: number): Promise<Float32Array> {
+    const V = this.lanes;
+    const out = new Float32Array(frames * V);
+    const w = this.device.work;
+    const S = this.segment;
+    // Output frames per submit: whole segments for overlap-save.
+    const chunk =
+      this.plan === null
+        ? Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / (4 * V)))
+        : S *
+          Math.max(
+            1,
+            Math.floor(PROCESSOR_CHUNK_BYTES / (8 * this.pairs * (this.size + this.plan.scratchPerRow))),
+          );
+    let f0 = 0;
+    do {
+      const c = Math.min(chunk, frames - f0);
+      const last = f0 + c >= frames;
+      const dst = w.get(2, Math.max(16, c * V * 4));
+      const result = out.subarray(f0 * V, (f0 + c) * V);
+      await this.device.submit(
+        (r) => {
+          const available = f0 === 0 ? this.window.append(r, x, 0) : this.window.kept;
+          if (c > 0) r.compute((job) => this.encode(job, c, f0 * V, available, dst));
+          if (last) this.window.keep(r, frames * V);
+        },
+        dst,
+        result,
+      );
+      f0 += c;
+    } while (f0 < frames);
+    return out;
+  }
+
+  private encode(job: FftJob, frames: number, inBase: number, available: number, dst: GPUBuffer): void {
+    const V = this.lanes;
+    const src = this.window.buffer;
+    const params = (total: number) => [
+      frames,
+      V,
+      this.numtaps,
+      total,
+      this.size,
+      this.segment,
+      this.pairs,
+      available,
+      inBase,
+    ];
+    if (this.plan === null) {
+      this.device.fftPlanner.elementwiseDispatch(
+        job,
+        'fir',
+        'direct',
+        frames * V,
+        params(frames * V),
+        1,
+        [],
+        {
+          0: src,
+          1: this.table,
+          2: dst,
+        },
+        5,
+      );
+      return;
+    }
+    const L = this.size;
+    const rows = Math.ceil(frames / this.segment) * this.pairs;
+    const a = this.device.work.get(0, rows * L * 8);
+    const b = this.device.work.get(1, rows * L * 8);
+    this.device.fftPlanner.elementwiseDispatch(
+      job,
+      'fir',
+      'gather',
+      rows * L,
+      params(rows * L),
+      1,
+      [],
+      { 0: src, 3: a },
+      5,
+    );
+    this.plan.encode(job, a, 0, b, 0, rows, false);
+    this.device.fftPlanner.elementwiseDispatch(
+      job,
+      'bluestein',
+      'mul',
+      rows * L,
+      [L, L, rows * L, 0, 0],
+      3,
+      [1],
+      {
+        0: b,
+        1: a,
+        2: this.table,
+      },
+      3,
+    );
+    this.plan.encode(job, a, 0, b, 0, rows, true);
+    this.device.fftPlanner.elementwiseDispatch(
+      job,
+      'fir',
+      'scatter',
+      frames * V,
+      params(frames * V),
+      1,
+      [],
+      { 4: b, 2: dst },
+      5,
+    );
+  }
+
+  reset(): void {
+    this.cursor.reset();
+    this.later(() => this.window.reset((this.numtaps - 1) * this.lanes));
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.later(() => {
+      this.window.destroy();
+      this.table.destroy();
+    });
+  }
+}

@@ -1,0 +1,217 @@
+// What a WebGPU processor needs of its backend, as a narrow interface (backend.ts implements it and creates
+// the processors with itself), and the parts the processors share: the stream's kept values on the device
+// (DeviceWindow), the input of a push in the form the device takes it, and the processor life cycle.
+//
+// A push appends its input to the window (queue.writeBuffer for host floats, a buffer copy for a
+// DeviceArray, the decode kernel of shaders/samples.wgsl for raw integers), runs the kernels on the window,
+// and keeps the values the stream layer's cursor says by copying them to the front of a second buffer.
+
+import { InvalidArgumentError } from '../../errors.js';
+import type { WebGpuContext } from './device.js';
+import type { FftJob, WebGpuFft } from './fft.js';
+import type { ScratchBuffers } from './gpu.js';
+import { STORAGE_USAGE } from './gpu.js';
+
+/** A processor input as the device takes it (validated by the backend). */
+export type DeviceInput =
+  | { kind: 'host'; data: Float32Array; length: number }
+  | { kind: 'device'; buffer: GPUBuffer; length: number }
+  | { kind: 'raw'; data: Uint8Array | Int8Array | Int16Array; offset: number; scale: number; length: number };
+
+/** Records the commands of one submit: encoder copies, and compute passes through `compute`. */
+export interface Recorder {
+  encoder: GPUCommandEncoder;
+  /** Runs `fn` inside a compute pass of this encoder. */
+  compute(fn: (job: FftJob) => void): void;
+}
+
+export interface WebGpuDevice {
+  readonly ctx: WebGpuContext;
+  readonly fftPlanner: WebGpuFft;
+  /** Transient buffers of the processors' calls (calls run one at a time). */
+  readonly work: ScratchBuffers;
+  /** Throws when the backend can no longer be used (failed or disposed). */
+  alive(): void;
+  /** Runs `work` in order after every earlier call; GPU errors become a sticky BackendFailedError. */
+  call<T>(work: () => Promise<T>): Promise<T>;
+  /** The input of a processor in device form; throws InvalidArgumentError for what no backend accepts. */
+  deviceInput(input: unknown, what: string): DeviceInput;
+  /** Records with `record`, submits, and copies out.length floats from the start of `result` back. */
+  submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void>;
+}
+
+const RAW_KIND = { u8: 0, i8: 1, i16: 2 } as const;
+
+/**
+ * The values a stream keeps on the device, at the front of `buffer`: `kept` values, then whatever a push
+ * appends. Two buffers of the same size take turns, so keeping a tail is one copy to the other's front.
+ */
+export class DeviceWindow {
+  private cur: GPUBuffer | null = null;
+  private other: GPUBuffer | null = null;
+  /** Values at the front of the buffer. */
+  kept = 0;
+  private clearFirst = 0;
+  /** Buffers replaced by larger ones: destroyed once the submit that copies out of them is made. */
+  private retired: GPUBuffer[] = [];
+
+  constructor(
+    private readonly device: WebGpuDevice,
+    private readonly label: string,
+  ) {}
+
+  get buffer(): GPUBuffer {
+    return this.cur!;
+  }
+
+  /** Forgets every value; the window then starts with `zeros` zero values (a FIR's initial state). */
+  reset(zeros = 0): void {
+    this.kept = zeros;
+    this.clearFirst = zeros;
+  }
+
+  /** Makes room for `values` values in all (kept ones first), zeroing the initial state after a reset. */
+  private ensure(enc: GPUCommandEncoder, values: number): void {
+    const bytes = Math.max(256, values * 4);
+    if (this.cur === null || this.cur.size < bytes) {
+      let size = 256;
+      while (size < bytes) size *= 2;
+      const dev = this.device.ctx.device;
+      const next = dev.createBuffer({ label: `${this.label} window`, size, usage: STORAGE_USAGE });
+      const other = dev.createBuffer({ label: `${this.label} window`, size, usage: STORAGE_USAGE });
+      if (this.cur !== null && this.kept > 0 && this.clearFirst === 0)
+        enc.copyBufferToBuffer(this.cur, 0, next, 0, this.kept * 4);
+      if (this.cur !== null) this.retired.push(this.cur, this.other!);
+      this.cur = next;
+      this.other = other;
+    }
+    if (this.clearFirst > 0) {
+      enc.clearBuffer(this.cur, 0, this.clearFirst * 4);
+      this.clearFirst = 0;
+    }
+  }
+
+  /**
+   * Appends input values [from, input.length) after the kept ones; returns the values now in the window.
+   * Host floats are written before the submit, device arrays copied in the encoder, raw samples decoded by
+   * a kernel in the recorder's first pass.
+   */
+  append(r: Recorder, input: DeviceInput, from: number): number {
+    for (const b of this.retired) b.destroy();
+    this.retired = [];
+    const count = Math.max(0, input.length - from);
+    this.ensure(r.encoder, this.kept + count);
+    const at = this.kept;
+    const buffer = this.cur!;
+    if (count > 0) {
+      if (input.kind === 'host') {
+        const d = input.data;
+        this.device.ctx.device.queue.writeBuffer(
+          buffer,
+          at * 4,
+          d.buffer,
+          d.byteOffset + from * 4,
+          count * 4,
+        );
+      } else if (input.kind === 'device') {
+        r.encoder.copyBufferToBuffer(input.buffer, from * 4, buffer, at * 4, count * 4);
+      } else {
+        const d = input.data;
+        const bytes = d.byteLength;
+        const padded = Math.max(4, Math.ceil(bytes / 4) * 4);
+        const staging = this.device.work.get(7, padded);
+        let src = new Uint8Array(d.buffer, d.byteOffset, bytes);
+        if (padded !== bytes) {
+          const p = new Uint8Array(padded);
+          p.set(src);
+          src = p;
+        }
+        this.device.ctx.device.queue.writeBuffer(staging, 0, src.buffer, src.byteOffset, padded);
+        const kind =
+          d instanceof Uint8Array ? RAW_KIND.u8 : d instanceof Int8Array ? RAW_KIND.i8 : RAW_KIND.i16;
+        r.compute((job) =>
+          this.device.fftPlanner.elementwiseDispatch(
+            job,
+            'samples',
+            'decode',
+            count,
+            [count, kind, from, at],
+            1,
+            [input.offset, input.scale],
+            { 0: staging, 1: buffer },
+            2,
+          ),
+        );
+      }
+    }
+    this.kept = at + count;
+    return this.kept;
+  }
+
+  /** Drops `drop` values from the front: the rest moves to the front of the other buffer. */
+  keep(r: Recorder, drop: number): void {
+    const rest = this.kept - drop;
+    if (rest > 0 && drop > 0) {
+      r.encoder.copyBufferToBuffer(this.cur!, drop * 4, this.other!, 0, rest * 4);
+      const t = this.cur;
+      this.cur = this.other;
+      this.other = t;
+    }
+    this.kept = Math.max(0, rest);
+  }
+
+  destroy(): void {
+    for (const b of this.retired) b.destroy();
+    this.retired = [];
+    this.cur?.destroy();
+    this.other?.destroy();
+    this.cur = this.other = null;
+  }
+}
+
+const ignore = (): undefined => undefined;
+
+/** The base of the WebGPU processors: their checks before each call and their life cycle. */
+export abstract class WebGpuProcessor {
+  protected disposed = false;
+
+  constructor(
+    protected readonly device: WebGpuDevice,
+    /** How errors name the processor: 'spectrogram', 'fir' or 'correlate'. */
+    protected readonly what: string,
+  ) {}
+
+  /** Throws unless this processor and its device can be used. */
+  protected usable(): void {
+    if (this.disposed) throw new InvalidArgumentError(`${this.what}: used after dispose()`);
+    this.device.alive();
+  }
+
+  /** After usable(): the input in device form. */
+  protected input(input: unknown): DeviceInput {
+    this.usable();
+    return this.device.deviceInput(input, `${this.what} input`);
+  }
+
+  /** Ends the stream: runs `last` (the remaining output), then resets. */
+  protected ending<T>(last: () => Promise<T>): Promise<T> {
+    try {
+      this.usable();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const out = last();
+    this.reset();
+    return out;
+  }
+
+  abstract reset(): void;
+
+  /** Runs device-side state changes (reset, dispose) in order with the calls already queued. */
+  protected later(f: () => void): void {
+    this.device.call(async () => f()).catch(ignore);
+  }
+}
+
+/** Bytes of the largest piece of a processor's work in one submit (frames, segments, spectra each). */
+export const PROCESSOR_CHUNK_BYTES = 32 * 1024 * 1024;

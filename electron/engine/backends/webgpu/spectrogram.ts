@@ -1,0 +1,225 @@
+// Streaming spectrogram of the WebGPU backend: the frame cursor and level normalisation of ../stream.ts on
+// the JavaScript thread; the kept samples, the window, averages and peaks on the device. Each push runs
+// shaders/spectrogram.wgsl around the FFT planner's transforms: windowed frames → FFT (rfft for real
+// input) → levels (power, display columns, dBFS) → fold (average and peak hold, frame by frame in order,
+// so results do not depend on how the stream was split into pushes). Raw integers are decoded on the GPU.
+
+import { validateSpectrogramConfig } from '../validate.js';
+import { columnBins } from '../../protocol/shape.js';
+import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
+import { FrameCursor, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
+import type { ComplexPlan, RealPlan } from './fft.js';
+import { STORAGE_USAGE, uploadTable } from './gpu.js';
+import {
+  DeviceWindow,
+  PROCESSOR_CHUNK_BYTES,
+  WebGpuProcessor,
+  type DeviceInput,
+  type WebGpuDevice,
+} from './processor.js';
+
+export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramProcessor {
+  readonly bins: number;
+  readonly width: number;
+  private readonly n: number;
+  private readonly hop: number;
+  private readonly complex: boolean;
+  private readonly floorDb: number;
+  private readonly norm: number;
+  private readonly normEdge: number;
+  private readonly alpha: number | undefined;
+  private readonly peakHold: boolean;
+  private readonly cursor: FrameCursor;
+  private readonly window: DeviceWindow;
+  private readonly plan: ComplexPlan | null;
+  private readonly realPlan: RealPlan | null;
+  /** The window function and the display columns' first bins (width + 1 edges). */
+  private readonly win: GPUBuffer;
+  private readonly edges: GPUBuffer;
+  /** Average (linear power) and peak (dB) per column, carried across pushes. */
+  private readonly state: GPUBuffer;
+  private average: Float32Array | null = null;
+  private peak: Float32Array | null = null;
+
+  constructor(device: WebGpuDevice, config: SpectrogramConfig) {
+    super(device, 'spectrogram');
+    validateSpectrogramConfig(config);
+    const settings = spectrogramSettings(config);
+    this.n = config.fft;
+    this.hop = config.hop;
+    this.complex = config.complex;
+    this.bins = settings.bins;
+    this.width = settings.width;
+    this.floorDb = settings.floorDb;
+    this.peakHold = settings.peakHold;
+    this.alpha = config.averaging;
+    ({ norm: this.norm, normEdge: this.normEdge } = levelNorm(config.window, config.complex));
+    this.cursor = new FrameCursor(this.n, this.hop);
+    const fft = device.fftPlanner;
+    this.plan = this.complex ? fft.plan(this.n) : null;
+    this.realPlan = this.complex ? null : fft.realPlan(this.n);
+    const edges = new Uint32Array(this.width + 1);
+    for (let c = 0; c < this.width; c++) [edges[c], edges[c + 1]] = columnBins(c, this.bins, this.width);
+    this.win = uploadTable(device.ctx, Float32Array.from(config.window), 'spectrogram window');
+    this.edges = uploadTable(device.ctx, new Float32Array(edges.buffer), 'spectrogram columns');
+    this.state = device.ctx.device.createBuffer({
+      label: 'spectrogram state',
+      size: Math.max(16, 8 * this.width),
+      usage: STORAGE_USAGE,
+    });
+    this.window = new DeviceWindow(device, 'spectrogram');
+  }
+
+  push(samples: ProcessorInput): Promise<SpectrogramRows> {
+    let x: DeviceInput;
+    let fresh: number;
+    try {
+      x = this.input(samples);
+      fresh = channelSamples('spectrogram', x.length, this.complex);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const vps = this.complex ? 2 : 1;
+    const count = this.cursor.push(fresh);
+    const { skip, first, drop } = this.cursor;
+    return this.device.call(() => this.run(x, skip * vps, count, first, drop * vps));
+  }
+
+  private async run(
+    x: DeviceInput,
+    skip: number,
+    count: number,
+    first: number,
+    drop: number,
+  ): Promise<SpectrogramRows> {
+    const { n, hop, width, bins, device } = this;
+    const vps = this.complex ? 2 : 1;
+    const rows = new Float32Array(count * width);
+    const fold = this.alpha !== undefined || this.peakHold;
+    const perFrame = 8 * Math.max(n + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow), bins);
+    const chunk = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
+    const w = device.work;
+    let f0 = 0;
+    do {
+      const c = Math.min(chunk, count - f0);
+      const last = f0 + c >= count;
+      const frames = w.get(0, Math.max(16, c * n * 4 * vps));
+      const spec = w.get(1, Math.max(16, c * bins * 8));
+      const out = w.get(2, Math.max(16, (c + 2) * width * 4));
+      const lin = w.get(3, Math.max(16, c * width * 4));
+      if (fold && c > 0 && first + f0 === 0) {
+        const init = new Float32Array(2 * width);
+        init.fill(-Infinity, width);
+        device.ctx.device.queue.writeBuffer(this.state, 0, init.buffer, 0, init.byteLength);
+      }
+      const result = new Float32Array(c * width + (fold && c > 0 ? 2 * width : 0));
+      await device.submit(
+        (r) => {
+          if (f0 === 0) this.window.append(r, x, skip);
+          if (c > 0) {
+            const src = this.window.buffer;
+            r.compute((job) => {
+              const params = (total: number, inBase = 0, firstFlag = 0) => [
+                n,
+                hop,
+                c,
+                bins,
+                width,
+                this.complex ? 1 : 0,
+                total,
+                firstFlag,
+                inBase,
+              ];
+              const floats = [this.norm, this.normEdge, this.floorDb, this.alpha ?? 1];
+              device.fftPlanner.elementwiseDispatch(
+                job,
+                'spectrogram',
+                'windowed',
+                c * n,
+                params(c * n, f0 * hop * vps),
+                3,
+                floats,
+                {
+                  0: src,
+                  1: this.win,
+                  2: frames,
+                },
+                8,
+              );
+              if (this.plan) this.plan.encode(job, frames, 0, spec, 0, c, false);
+              else this.realPlan!.forward(job, frames, 0, spec, 0, c);
+              device.fftPlanner.elementwiseDispatch(
+                job,
+                'spectrogram',
+                'levels',
+                c * width,
+                params(c * width),
+                3,
+                floats,
+                {
+                  3: spec,
+                  4: out,
+                  5: lin,
+                  7: this.edges,
+                },
+                8,
+              );
+              if (fold) {
+                const firstFlag = first + f0 === 0 ? 1 : 0;
+                device.fftPlanner.elementwiseDispatch(
+                  job,
+                  'spectrogram',
+                  'fold',
+                  width,
+                  params(width, 0, firstFlag),
+                  3,
+                  floats,
+                  {
+                    4: out,
+                    5: lin,
+                    6: this.state,
+                  },
+                  8,
+                );
+              }
+            });
+          }
+          if (last) this.window.keep(r, drop);
+        },
+        out,
+        result,
+      );
+      rows.set(result.subarray(0, c * width), f0 * width);
+      if (fold && c > 0) {
+        if (this.alpha !== undefined) this.average = result.slice(c * width, (c + 1) * width);
+        if (this.peakHold) this.peak = result.slice((c + 1) * width, (c + 2) * width);
+      }
+      f0 += c;
+    } while (f0 < count);
+    const res: SpectrogramRows = { rows, count, width, firstFrame: first };
+    if (this.alpha !== undefined)
+      res.average = this.average?.slice() ?? new Float32Array(width).fill(this.floorDb);
+    if (this.peakHold) res.peak = this.peak?.slice() ?? new Float32Array(width).fill(this.floorDb);
+    return res;
+  }
+
+  reset(): void {
+    this.cursor.reset();
+    this.later(() => {
+      this.window.reset();
+      this.average = null;
+      this.peak = null;
+    });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.later(() => {
+      this.window.destroy();
+      this.win.destroy();
+      this.edges.destroy();
+      this.state.destroy();
+    });
+  }
+}
