@@ -174,7 +174,10 @@ describe('refusals: one line naming the file and the problem, non-zero exit', ()
   });
 
   it('says why a backend asked for by name is unavailable', async () => {
-    const r = await runCli(['peaks', f('stereo.wav'), '--backend', 'webgpu']);
+    // a Vulkan driver file that does not exist: no adapter, even on a machine with a GPU
+    const r = await runCli(['peaks', f('stereo.wav'), '--backend', 'webgpu'], {
+      env: { VK_ICD_FILENAMES: '/nonexistent/phasor-no-driver.json' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^phasor: backend webgpu is not available: .+/);
   });

@@ -77,7 +77,13 @@ export interface Backend extends BackendDescription {
 
 /** Whether a backend can run here, and why not. */
 export type Availability =
-  | { available: true; device: string; details?: Record<string, string | number> }
+  | {
+      available: true;
+      device: string;
+      details?: Record<string, string | number>;
+      /** Why `auto` passes this backend over although it runs (a software GPU); asked for by name, it runs. */
+      autoSkip?: string;
+    }
   | { available: false; reason: string };
 
 /** How a backend is found and made: the registry lists these, the failover walks a chain of them. */

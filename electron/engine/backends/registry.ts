@@ -120,7 +120,8 @@ export async function openBackend(
   }
   const chain: BackendProvider[] = [];
   for (const p of order) {
-    if ((await p.probe()).available) chain.push(p);
+    const a = await p.probe();
+    if (a.available && (a.autoSkip === undefined || p.name === choice)) chain.push(p);
   }
   if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
   return FailoverBackend.open(chain, options.onWarning);

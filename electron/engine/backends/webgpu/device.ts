@@ -11,13 +11,13 @@
 // validation error from a driver) makes the context failed: every later call throws BackendFailedError,
 // which the failover answers by moving the work to the next backend.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type * as WebGpuModule from 'webgpu';
 import { BackendFailedError, BackendUnavailableError } from '../../errors.js';
 
 export type WebGpuAvailability =
-  | { available: true; device: string; details: Record<string, string | number> }
+  | { available: true; device: string; details: Record<string, string | number>; autoSkip?: string }
   | { available: false; reason: string };
 
 /** The limits the kernels plan with (the device's, as granted). */
@@ -77,7 +77,36 @@ function noAdapterReason(): string {
   return `${base}: no Vulkan driver supports WebGPU${hint}`;
 }
 
+/**
+ * On Linux, why no GPU can be there, before Dawn is loaded: without the Vulkan loader, or without a GPU
+ * device node (a DRM render node or an NVIDIA device), the only Vulkan devices are software ones, which
+ * are slower than the CPU backend and whose drivers print to stderr while Dawn probes them. A driver named
+ * in VK_ICD_FILENAMES / VK_DRIVER_FILES is always tried (SwiftShader in the tests).
+ */
+export function noGpuReason(devDir = '/dev'): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  if (process.env.VK_ICD_FILENAMES !== undefined || process.env.VK_DRIVER_FILES !== undefined)
+    return undefined;
+  if (!vulkanLoaderFound())
+    return 'no WebGPU adapter was found: the Vulkan loader (libvulkan.so.1) is not installed';
+  let nodes: string[];
+  try {
+    nodes = readdirSync(devDir);
+    const dri = path.join(devDir, 'dri');
+    if (existsSync(dri)) nodes = nodes.concat(readdirSync(dri));
+  } catch {
+    return undefined; // cannot tell: let Dawn look
+  }
+  if (nodes.some((n) => /^(renderD\d+|nvidia\d+)$/.test(n))) return undefined;
+  const hint = existsSync(SWIFTSHADER_ICD)
+    ? `; VK_ICD_FILENAMES=${SWIFTSHADER_ICD} selects SwiftShader (a software GPU) if you want it`
+    : '';
+  return `no WebGPU adapter was found: this machine has no GPU device (no ${devDir}/dri/renderD* or ${devDir}/nvidia*)${hint}`;
+}
+
 async function requestAdapter(): Promise<{ gpu?: GPU; adapter?: GPUAdapter; reason?: string }> {
+  const none = noGpuReason();
+  if (none !== undefined) return { reason: none };
   const load = await loadModule();
   if (!load.module) return { reason: load.reason };
   try {
@@ -118,7 +147,15 @@ function adapterDetails(adapter: GPUAdapter): Record<string, string | number> {
 export async function probeWebGpu(): Promise<WebGpuAvailability> {
   const r = await requestAdapter();
   if (!r.adapter) return { available: false, reason: r.reason ?? 'unknown reason' };
-  return { available: true, device: adapterName(r.adapter), details: adapterDetails(r.adapter) };
+  const found: WebGpuAvailability = {
+    available: true,
+    device: adapterName(r.adapter),
+    details: adapterDetails(r.adapter),
+  };
+  if (r.adapter.info.isFallbackAdapter) {
+    found.autoSkip = 'a software adapter, slower than the CPU backend: --backend webgpu asks for it';
+  }
+  return found;
 }
 
 export class WebGpuContext {
