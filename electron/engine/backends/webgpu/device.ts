@@ -81,12 +81,16 @@ function noAdapterReason(): string {
  * On Linux, why no GPU can be there, before Dawn is loaded: without the Vulkan loader, or without a GPU
  * device node (a DRM render node or an NVIDIA device), the only Vulkan devices are software ones, which
  * are slower than the CPU backend and whose drivers print to stderr while Dawn probes them. A driver named
- * in VK_ICD_FILENAMES / VK_DRIVER_FILES is always tried (SwiftShader in the tests).
+ * in VK_ICD_FILENAMES / VK_DRIVER_FILES is tried if its file exists (SwiftShader in the tests).
  */
 export function noGpuReason(devDir = '/dev'): string | undefined {
   if (process.platform !== 'linux') return undefined;
-  if (process.env.VK_ICD_FILENAMES !== undefined || process.env.VK_DRIVER_FILES !== undefined)
-    return undefined;
+  for (const name of ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES']) {
+    const named = process.env[name];
+    if (named === undefined) continue;
+    if (named.split(':').some((f) => f !== '' && existsSync(f))) return undefined;
+    return `no WebGPU adapter was found: the Vulkan driver named by ${name} (${named}) does not exist`;
+  }
   if (!vulkanLoaderFound())
     return 'no WebGPU adapter was found: the Vulkan loader (libvulkan.so.1) is not installed';
   let nodes: string[];
