@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { isRawSamples, toFloat32 } from '../types.js';
 import { spectrumBins } from '../protocol/shape.js';
 import type {
+  CorrelationPeak,
   CorrelatorConfig,
   DeviceArray,
   FirConfig,
@@ -370,4 +371,60 @@ export class HostTail {
     const at = Math.max(0, from - this.start);
     return this.buf.view(at, Math.max(0, this.buf.length - at)).slice();
   }
+}
+
+/**
+ * A correlator's candidate peaks among one chunk's scores (every backend that picks them on the host).
+ * Up to `count` peaks, strongest first: local maxima of the scores (greater than the left neighbour, not
+ * less than the right one, so a plateau counts once) taken greedily, each suppressing the candidates within
+ * ±radius lags. A max-heap keeps this O(C + popped·log C) however noisy the scores.
+ */
+export function findPeaks(
+  scores: Float32Array,
+  startLag: number,
+  count: number,
+  radius: number,
+): CorrelationPeak[] {
+  const n = scores.length;
+  let nc = 0;
+  const cand = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = scores[i];
+    if (!(s > 0)) continue;
+    if (i > 0 && !(s > scores[i - 1])) continue;
+    if (i + 1 < n && s < scores[i + 1]) continue;
+    cand[nc++] = i;
+  }
+  const heap = cand.subarray(0, nc);
+  const less = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+  const down = (i: number, size: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= size) return;
+      let m = l;
+      if (l + 1 < size && less(heap[l], heap[l + 1])) m = l + 1;
+      if (!less(heap[i], heap[m])) return;
+      const t = heap[i];
+      heap[i] = heap[m];
+      heap[m] = t;
+      i = m;
+    }
+  };
+  for (let i = (nc >> 1) - 1; i >= 0; i--) down(i, nc);
+  const peaks: CorrelationPeak[] = [];
+  let size = nc;
+  while (size > 0 && peaks.length < count) {
+    const top = heap[0];
+    heap[0] = heap[--size];
+    down(0, size);
+    let ok = true;
+    for (const p of peaks) {
+      if (Math.abs(p.lag - startLag - top) <= radius) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) peaks.push({ lag: startLag + top, score: scores[top] });
+  }
+  return peaks;
 }

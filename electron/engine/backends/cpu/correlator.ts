@@ -6,19 +6,13 @@
 
 import { validateCorrelatorConfig } from '../validate.js';
 import { InvalidArgumentError } from '../../errors.js';
-import type {
-  CorrelationChunk,
-  CorrelationPeak,
-  Correlator,
-  CorrelatorConfig,
-  ProcessorInput,
-} from '../backend.js';
+import type { CorrelationChunk, Correlator, CorrelatorConfig, ProcessorInput } from '../backend.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import { overlapSaveSize } from './fir.js';
 import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './kernels.js';
-import { GrowableF32, LagCursor, channelSamples, correlatorSettings } from '../stream.js';
+import { GrowableF32, LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
 
 /**
  * Templates up to this length are correlated directly, longer ones through the FFT. Measured with
@@ -187,59 +181,4 @@ export class CpuCorrelator implements Correlator {
     this.reset();
     this.disposed = true;
   }
-}
-
-/**
- * Up to `count` peaks, strongest first: local maxima of the scores (greater than the left neighbour, not
- * less than the right one, so a plateau counts once) taken greedily, each suppressing the candidates within
- * ±radius lags. A max-heap keeps this O(C + popped·log C) however noisy the scores.
- */
-export function findPeaks(
-  scores: Float32Array,
-  startLag: number,
-  count: number,
-  radius: number,
-): CorrelationPeak[] {
-  const n = scores.length;
-  let nc = 0;
-  const cand = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = scores[i];
-    if (!(s > 0)) continue;
-    if (i > 0 && !(s > scores[i - 1])) continue;
-    if (i + 1 < n && s < scores[i + 1]) continue;
-    cand[nc++] = i;
-  }
-  const heap = cand.subarray(0, nc);
-  const less = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
-  const down = (i: number, size: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= size) return;
-      let m = l;
-      if (l + 1 < size && less(heap[l], heap[l + 1])) m = l + 1;
-      if (!less(heap[i], heap[m])) return;
-      const t = heap[i];
-      heap[i] = heap[m];
-      heap[m] = t;
-      i = m;
-    }
-  };
-  for (let i = (nc >> 1) - 1; i >= 0; i--) down(i, nc);
-  const peaks: CorrelationPeak[] = [];
-  let size = nc;
-  while (size > 0 && peaks.length < count) {
-    const top = heap[0];
-    heap[0] = heap[--size];
-    down(0, size);
-    let ok = true;
-    for (const p of peaks) {
-      if (Math.abs(p.lag - startLag - top) <= radius) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) peaks.push({ lag: startLag + top, score: scores[top] });
-  }
-  return peaks;
 }

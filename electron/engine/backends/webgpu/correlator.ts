@@ -9,8 +9,7 @@
 import { validateCorrelatorConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { CorrelationChunk, Correlator, CorrelatorConfig, ProcessorInput } from '../backend.js';
-import { LagCursor, channelSamples, correlatorSettings } from '../stream.js';
-import { findPeaks } from '../cpu/correlator.js';
+import { LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
 import type { ComplexPlan, FftJob, RealPlan } from './fft.js';
 import { webGpuOverlapSaveSize } from './fir.js';
 import { uploadTable } from './gpu.js';
