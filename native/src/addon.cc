@@ -24,6 +24,16 @@ namespace addon {
 
 using CorePtr = std::shared_ptr<Core>;
 
+// The class constructors, one set per JavaScript environment (the main thread and each worker thread that
+// loads the addon): held as the environment's instance data, freed when that environment ends. A static
+// reference would be shared by every environment and freed by the first one to end (a worker terminated
+// after loading the addon corrupted the heap).
+struct EnvData {
+  Napi::FunctionReference deviceBuffer;
+  Napi::FunctionReference context;
+};
+static EnvData& envData(Napi::Env env) { return *env.GetInstanceData<EnvData>(); }
+
 static Napi::Error argError(Napi::Env env, const std::string& msg) {
   Napi::Error e = Napi::TypeError::New(env, msg);
   e.Set("code", Napi::String::New(env, "invalid-argument"));
@@ -35,23 +45,21 @@ static Napi::Error argError(Napi::Env env, const std::string& msg) {
 
 class DeviceBuffer : public Napi::ObjectWrap<DeviceBuffer> {
  public:
-  static Napi::FunctionReference ctor;
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function f = DefineClass(env, "DeviceBuffer", {InstanceAccessor<&DeviceBuffer::Length>("length")});
-    ctor = Napi::Persistent(f);
+    envData(env).deviceBuffer = Napi::Persistent(f);
     exports.Set("DeviceBuffer", f);
   }
   explicit DeviceBuffer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceBuffer>(info) {}
   Napi::Value Length(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), (double)length); }
   static DeviceBuffer* From(Napi::Value v) {
-    if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ctor.Value())) return nullptr;
+    if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(envData(v.Env()).deviceBuffer.Value())) return nullptr;
     return DeviceBuffer::Unwrap(v.As<Napi::Object>());
   }
   std::shared_ptr<ph::DevBuf> buf;
   CorePtr core;
   long long length = 0;
 };
-Napi::FunctionReference DeviceBuffer::ctor;
 
 // An input as a task sees it: a host pointer (kept alive by the task) or a device buffer.
 struct In {
@@ -172,7 +180,6 @@ static Napi::Value TuningKnobs(const Napi::CallbackInfo& info) {
 
 class Context : public Napi::ObjectWrap<Context> {
  public:
-  static Napi::FunctionReference ctor;
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function f = DefineClass(env, "Context",
                                    {
@@ -189,14 +196,14 @@ class Context : public Napi::ObjectWrap<Context> {
                                        InstanceMethod<&Context::Tune>("setTuning"),
                                        InstanceMethod<&Context::PlanInfo>("planInfo"),
                                    });
-    ctor = Napi::Persistent(f);
+    envData(env).context = Napi::Persistent(f);
     exports.Set("Context", f);
   }
   explicit Context(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Context>(info) {
     core = std::make_shared<Core>(info.Env());
   }
   static Context* From(Napi::Value v) {
-    if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ctor.Value())) return nullptr;
+    if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(envData(v.Env()).context.Value())) return nullptr;
     return Context::Unwrap(v.As<Napi::Object>());
   }
   CorePtr core;
@@ -239,8 +246,8 @@ class Context : public Napi::ObjectWrap<Context> {
       c->g().sync();
     };
     const long long len = in.values;
-    t->done = [c, buf, len](Napi::Env) -> Napi::Value {
-      Napi::Object o = DeviceBuffer::ctor.New({});
+    t->done = [c, buf, len](Napi::Env env) -> Napi::Value {
+      Napi::Object o = envData(env).deviceBuffer.New({});
       DeviceBuffer* d = DeviceBuffer::Unwrap(o);
       d->buf = buf;
       d->core = c;
@@ -450,7 +457,6 @@ class Context : public Napi::ObjectWrap<Context> {
     return core->submit(env, std::move(t));
   }
 };
-Napi::FunctionReference Context::ctor;
 
 static CorePtr coreOf(Napi::Env env, Napi::Value v) {
   Context* c = Context::From(v);
@@ -673,6 +679,7 @@ static Napi::Value Probe(const Napi::CallbackInfo& info) {
 }
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new EnvData());
   DeviceBuffer::Init(env, exports);
   Context::Init(env, exports);
   Spectrogram::Init(env, exports);

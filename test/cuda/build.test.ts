@@ -69,4 +69,32 @@ describe('CUDA addon build', () => {
     // a missing addon is a reason too, not a crash
     if (!loadAddon().addon) expect(a.reason).toMatch(/not built|could not be loaded/);
   });
+
+  it('survives worker threads that load it and end, as the desktop stand-in runs the engine', () => {
+    const addon = process.env.PHASOR_CUDA_ADDON ?? addonPath;
+    if (!existsSync(addon)) {
+      expect(nvccHere()).toBe(false); // the first test fails where the addon should exist
+      return;
+    }
+    // Each worker loads the addon, probes and is terminated; the process must outlive all of them. (Its
+    // constructors were static references shared by every environment: the heap broke within a few.)
+    const body =
+      `const a = require(${JSON.stringify(addon)}); a.probe(); new a.Context();` +
+      `require('node:worker_threads').parentPort.postMessage(1); setInterval(() => {}, 1000);`;
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      (async () => {
+        for (let i = 0; i < 24; i++) {
+          const w = new Worker(${JSON.stringify(body)}, { eval: true });
+          await new Promise((r) => w.once('message', r));
+          await w.terminate();
+        }
+        process.stdout.write('done');
+      })();
+    `;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('done');
+    expect(r.status).toBe(0);
+  });
 });

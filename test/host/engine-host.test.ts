@@ -247,6 +247,7 @@ describe('the engine host of the built app, against a stand-in for Electron', ()
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^phasor: the engine stopped \(exit code \d+\); restarting…$/),
     ]);
+    expect(r.stdout, `the check printed nothing (status ${r.status}, signal ${r.signal})`).not.toBe('');
     const res = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(res.connect).toEqual({ ok: true, protocol: 1 });
     expect(res.start).toEqual({
