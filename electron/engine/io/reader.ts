@@ -80,35 +80,65 @@ export class FileSampleSource implements SampleSource {
         `blockFrames ${range.blockFrames} makes blocks over 2 GiB for this file; use a smaller blockFrames`,
       );
     }
-    return this.#read(range, options.raw === true && this.rawCapable, options.signal);
+    return this.#read(
+      range,
+      options.raw === true && this.rawCapable,
+      Math.max(0, Math.floor(options.readAhead ?? 0)),
+      options.reuse === true,
+      options.signal,
+    );
   }
 
   async *#read(
     range: { blockFrames: number; start: number; end: number },
     raw: boolean,
+    ahead: number,
+    reuse: boolean,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<SampleBlock> {
     const { handle, path, dataOffset, stored, valuesPerFrame } = this.#layout;
     const frameBytes = this.#frameBytes;
     const q = this.#q;
-    // Float32 data and raw integers are handed out as views of a fresh buffer; other encodings decode
-    // from one reused read buffer into a fresh Float32Array.
+    // Float32 data and raw integers are handed out as views of the read buffer; other encodings decode
+    // from it into a fresh Float32Array. Read buffers are fresh, or with `reuse` a ring of ahead + 2:
+    // `ahead` reads in flight, the block handed out and the one before it.
     const zeroCopy = raw || (stored.kind === 'f' && stored.bits === 32);
-    let scratch: Uint8Array | undefined;
-    let pos = range.start;
-    while (pos < range.end) {
+    const ring: Uint8Array[] = [];
+    let turn = 0;
+    const buffer = (nbytes: number): Uint8Array => {
+      if (zeroCopy && !reuse) return new Uint8Array(nbytes);
+      const slots = zeroCopy || ahead > 0 ? ahead + 2 : 1;
+      const i = turn++ % slots;
+      const have = ring[i];
+      if (have === undefined || have.length < nbytes) ring[i] = new Uint8Array(nbytes);
+      return ring[i];
+    };
+    // Reads in flight, oldest first: up to `ahead` beyond the block being handed out.
+    const queue: Array<{ pos: number; frames: number; bytes: Promise<Uint8Array> }> = [];
+    let next = range.start;
+    const issue = (): void => {
+      while (queue.length <= ahead && next < range.end) {
+        const frames = Math.min(range.blockFrames, range.end - next);
+        const nbytes = frames * frameBytes;
+        const bytes = buffer(nbytes);
+        const read = readExactly(handle, path, bytes, nbytes, dataOffset + next * frameBytes).then(
+          () => bytes,
+        );
+        read.catch(() => undefined); // a read ahead of an abandoned pass fails unobserved
+        queue.push({ pos: next, frames, bytes: read });
+        next += frames;
+      }
+    };
+    while (true) {
       throwIfAborted(signal);
-      const frames = Math.min(range.blockFrames, range.end - pos);
+      issue();
+      const item = queue.shift();
+      if (item === undefined) break;
+      const { pos, frames } = item;
+      const bytes = await item.bytes;
+      throwIfAborted(signal);
       const nbytes = frames * frameBytes;
       const count = frames * valuesPerFrame;
-      let bytes: Uint8Array;
-      if (zeroCopy) bytes = new Uint8Array(nbytes);
-      else {
-        if (scratch === undefined || scratch.length < nbytes) scratch = new Uint8Array(nbytes);
-        bytes = scratch;
-      }
-      await readExactly(handle, path, bytes, nbytes, dataOffset + pos * frameBytes);
-      throwIfAborted(signal);
       let data: Float32Array | RawSamples;
       if (raw) {
         const arr =
@@ -116,7 +146,7 @@ export class FileSampleSource implements SampleSource {
             ? new Int16Array(bytes.buffer, 0, count)
             : stored.kind === 'i'
               ? new Int8Array(bytes.buffer, 0, count)
-              : bytes;
+              : bytes.subarray(0, count);
         data = { data: arr, offset: q.offset, scale: q.scale };
       } else if (zeroCopy) {
         if (needsSwap(stored)) swapBytes(bytes, 4, nbytes);
@@ -127,7 +157,6 @@ export class FileSampleSource implements SampleSource {
         data = out;
       }
       yield { format: this.#format, start: pos, frames, data };
-      pos += frames;
     }
   }
 

@@ -5,7 +5,6 @@
 //   for await (const block of source.blocks()) await w.write(block.data as Float32Array);
 //   await w.commit();           // or w.abort() on cancel; w.clipped counts clipped integer samples
 
-import { createHash, type Hash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { CancelledError, InvalidArgumentError } from '../errors.js';
@@ -22,6 +21,7 @@ import {
 } from './encoding.js';
 import { SIGMF_VERSION, sigmfPair } from './sigmf.js';
 import { wrapOsError } from './file.js';
+import { StreamHash } from './hasher.js';
 import { TemporaryFile } from './temporary.js';
 import {
   SUBFORMAT_GUID_TAIL,
@@ -182,7 +182,7 @@ abstract class EncodingWriter implements SampleWriter {
   protected readonly format: StreamFormat;
   protected readonly enc: SampleEncoding;
   protected dataBytes = 0;
-  protected readonly hash: Hash | undefined;
+  protected readonly hash: StreamHash | undefined;
   readonly #q: Quantization;
   readonly #vpf: number;
   readonly #staging: Uint8Array;
@@ -208,7 +208,7 @@ abstract class EncodingWriter implements SampleWriter {
     this.#width = enc.bits / 8;
     const frameBytes = this.#vpf * this.#width;
     this.#staging = new Uint8Array(Math.max(frameBytes, Math.floor(STAGING_BYTES / frameBytes) * frameBytes));
-    this.hash = hashed ? createHash('sha512') : undefined;
+    this.hash = hashed ? new StreamHash() : undefined;
   }
 
   get framesWritten(): number {
@@ -272,8 +272,7 @@ abstract class EncodingWriter implements SampleWriter {
   async #flush(): Promise<void> {
     if (this.#fill === 0) return;
     const bytes = this.#staging.subarray(0, this.#fill);
-    this.hash?.update(bytes);
-    await this.writeAt(bytes, this.dataStart + this.dataBytes);
+    await Promise.all([this.hash?.update(bytes), this.writeAt(bytes, this.dataStart + this.dataBytes)]);
     this.dataBytes += this.#fill;
     this.#fill = 0;
   }
@@ -303,6 +302,7 @@ abstract class EncodingWriter implements SampleWriter {
   async abort(): Promise<void> {
     if (this.#state !== 'open') return;
     this.#state = 'aborted';
+    this.hash?.dispose();
     await this.tmp.discard();
     await this.discardExtra();
   }
@@ -443,7 +443,7 @@ class SigmfWriter extends EncodingWriter {
   }
 
   protected async finish(): Promise<void> {
-    const sha512 = this.hash!.digest('hex');
+    const sha512 = await this.hash!.digest();
     const text = JSON.stringify(
       buildSigmfMetadata(this.#input, this.format, encodingName(this.enc), sha512, this.#applied),
       null,

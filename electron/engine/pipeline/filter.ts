@@ -10,6 +10,7 @@ import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { createWriter, defaultOutputEncoding, outputContainer } from '../io/index.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
+import { FILE_READ_AHEAD, WriteBehind, fileBlockFrames } from './stages.js';
 
 export type FilterKind = 'lowpass' | 'highpass' | 'bandpass' | 'bandstop';
 
@@ -88,29 +89,34 @@ export async function filterSource(
   });
   let drop = delay * vpf; // values of leading output to discard (delay compensation)
   let done = 0;
-  const write = async (out: Float32Array) => {
+  // Block k+1 is computed while block k is written and later blocks are read.
+  const writes = new WriteBehind(async (out: Float32Array) => {
     if (drop > 0) {
       const d = Math.min(drop, out.length);
       drop -= d;
       out = out.subarray(d);
     }
     if (out.length > 0) await writer.write(out);
-  };
+  });
   try {
     for await (const block of source.blocks({
-      blockFrames: options.blockFrames,
+      blockFrames: options.blockFrames ?? fileBlockFrames(info),
+      readAhead: FILE_READ_AHEAD,
+      reuse: true,
       raw: true,
       signal: options.signal,
     })) {
-      await write(await fir.process(block.data));
+      await writes.push(await fir.process(block.data));
       done += block.frames;
       options.onProgress?.(done, info.samples);
     }
     throwIfAborted(options.signal);
-    if (delay > 0) await write(await fir.process(new Float32Array(delay * vpf)));
-    await write(await fir.flush());
+    if (delay > 0) await writes.push(await fir.process(new Float32Array(delay * vpf)));
+    await writes.push(await fir.flush());
+    await writes.drain();
     await writer.commit();
   } catch (err) {
+    await writes.settle();
     await writer.abort();
     throw err;
   } finally {

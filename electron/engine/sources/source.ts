@@ -40,6 +40,12 @@ export interface ReadOptions {
   raw?: boolean;
   /** Cancels the read; the iterator then throws CancelledError. */
   signal?: AbortSignal;
+  /** Blocks a file source reads ahead of the one handed out, so the disk works while the consumer
+   * computes (whole-file jobs). Default 0; sources that are not files ignore it. */
+  readAhead?: number;
+  /** The consumer is done with a block's data when it pulls the next one: a file source may then read
+   * into the same memory again (no allocation per block). Default false. */
+  reuse?: boolean;
 }
 
 export interface SampleSource {

@@ -1,0 +1,44 @@
+// The overlapping stages of a whole-file job: the source reads blocks ahead while the backend computes
+// one, and the writer stores the previous result meanwhile, so disk, device and host work at the same
+// time. Memory stays a few blocks whatever the file size.
+
+import type { SourceInfo } from '../sources/source.js';
+import { valuesPerFrame } from '../types.js';
+
+/** Float32 bytes per block of a whole-file job: large enough that the per-block costs (a worker round
+ * trip, a device call, a write) vanish beside the work, small enough to keep a few in flight. */
+export const FILE_BLOCK_BYTES = 8 << 20;
+
+/** Blocks a whole-file job reads ahead of the one being computed. */
+export const FILE_READ_AHEAD = 2;
+
+/** Frames per block of a whole-file job on this source. */
+export function fileBlockFrames(info: Pick<SourceInfo, 'complex' | 'channels'>): number {
+  return Math.max(1, Math.floor(FILE_BLOCK_BYTES / (4 * valuesPerFrame(info))));
+}
+
+/** A consumer that runs one step behind its producer: push() waits for the previous item's consumption
+ * only, so the next item is computed while this one is written. */
+export class WriteBehind<T> {
+  #pending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly consume: (item: T) => Promise<void>) {}
+
+  /** Hands over an item once the previous one is consumed (throwing that one's failure). */
+  async push(item: T): Promise<void> {
+    await this.#pending;
+    const next = this.consume(item);
+    next.catch(() => undefined); // observed by the next push(), drain() or settle()
+    this.#pending = next;
+  }
+
+  /** Waits until everything handed over is consumed (throwing a failure). */
+  drain(): Promise<void> {
+    return this.#pending;
+  }
+
+  /** Waits until the consumer is idle, ignoring its failure (before cleaning up after an error). */
+  async settle(): Promise<void> {
+    await this.#pending.catch(() => undefined);
+  }
+}

@@ -1,0 +1,129 @@
+// The overlapping stages of a whole-file job: WriteBehind's order and failures, and filterSource through
+// them — the same bytes whatever the block size, and nothing left behind when a block fails mid-job.
+
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Backend, FirConfig, FirFilter } from '../../electron/engine/backends/backend.js';
+import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+import { openSource } from '../../electron/engine/io/index.js';
+import { designTaps, filterSource } from '../../electron/engine/pipeline/filter.js';
+import { WriteBehind, fileBlockFrames } from '../../electron/engine/pipeline/stages.js';
+import { writeCf32 } from '../offline/helpers.js';
+import { tempDir } from '../support/cli.js';
+import { add, complexTones, noise } from '../support/signals.js';
+
+const tmp = tempDir('phasor-stages-');
+let cpu: Backend;
+beforeAll(async () => {
+  cpu = await createCpuBackend({ threads: 2 });
+});
+afterAll(async () => {
+  await cpu.dispose();
+  tmp.remove();
+});
+
+const tick = () => new Promise((r) => setTimeout(r, 1));
+
+describe('WriteBehind', () => {
+  it('consumes in order, one item behind the producer', async () => {
+    const log: string[] = [];
+    const w = new WriteBehind(async (x: number) => {
+      log.push(`start ${x}`);
+      await tick();
+      log.push(`end ${x}`);
+    });
+    await w.push(1);
+    log.push('pushed 1'); // before item 1 is consumed: the producer goes on
+    await w.push(2);
+    log.push('pushed 2');
+    await w.drain();
+    expect(log).toEqual(['start 1', 'pushed 1', 'end 1', 'start 2', 'pushed 2', 'end 2']);
+  });
+
+  it('throws a failed item at the next push or drain, and settle() ignores it', async () => {
+    const w = new WriteBehind(async (x: number) => {
+      await tick();
+      if (x === 2) throw new Error('disk full');
+    });
+    await w.push(1);
+    await w.push(2);
+    await expect(w.push(3)).rejects.toThrow('disk full');
+    await expect(w.drain()).rejects.toThrow('disk full');
+    await w.settle();
+  });
+
+  it('sizes file blocks by bytes, never below one frame', () => {
+    expect(fileBlockFrames({ complex: true, channels: 1 })).toBe(1 << 20);
+    expect(fileBlockFrames({ complex: false, channels: 65535 })).toBe(32);
+    expect(fileBlockFrames({ complex: true, channels: 2 ** 22 })).toBe(1);
+  });
+});
+
+describe('filterSource through the stages', () => {
+  const fs = 1e6;
+  const n = 300_007;
+  const iq = add(complexTones(n, fs, [{ frequency: 50e3, amplitude: 0.5 }]), noise(2 * n, 5, 0.05));
+  const input = join(tmp.dir, 'in.cf32');
+  const taps = designTaps({ kind: 'lowpass', cutoff: 100e3, numtaps: 255, window: 'hamming' }, fs);
+
+  it('writes the same bytes with file-sized blocks as with small ones', async () => {
+    writeCf32(input, iq);
+    const outs: Buffer[] = [];
+    for (const blockFrames of [undefined, 4096, 100_003]) {
+      const source = await openSource(input, { format: 'cf32', rate: fs });
+      const out = join(tmp.dir, `out-${blockFrames ?? 'file'}.sigmf-data`);
+      try {
+        const r = await filterSource(cpu, source, out, taps, blockFrames ? { blockFrames } : {});
+        expect(r.frames).toBe(n);
+      } finally {
+        await source.close();
+      }
+      outs.push(readFileSync(out));
+      const meta = JSON.parse(readFileSync(out.replace(/data$/, 'meta'), 'utf8')) as {
+        global: Record<string, unknown>;
+      };
+      expect(meta.global['core:sha512']).toMatch(/^[0-9a-f]{128}$/);
+    }
+    expect(outs[0].length).toBe(8 * n);
+    expect(outs[1].equals(outs[0])).toBe(true);
+    expect(outs[2].equals(outs[0])).toBe(true);
+  });
+
+  it('leaves neither output nor temporary when a block fails while earlier ones are being written', async () => {
+    writeCf32(input, iq);
+    let calls = 0;
+    const failing: Backend = {
+      ...cpu,
+      createFir(config: FirConfig): FirFilter {
+        const f = cpu.createFir(config);
+        return {
+          numtaps: f.numtaps,
+          method: f.method,
+          get pending() {
+            return f.pending;
+          },
+          process: async (x) => {
+            if (++calls === 4) throw new Error('device lost');
+            return f.process(x);
+          },
+          flush: () => f.flush(),
+          reset: () => f.reset(),
+          dispose: () => f.dispose(),
+        };
+      },
+    };
+    const dir = join(tmp.dir, 'fail');
+    mkdirSync(dir);
+    const source = await openSource(input, { format: 'cf32', rate: fs });
+    try {
+      await expect(
+        filterSource(failing, source, join(dir, 'out.sigmf-data'), taps, { blockFrames: 50_000 }),
+      ).rejects.toThrow('device lost');
+    } finally {
+      await source.close();
+    }
+    expect(calls).toBe(4);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
