@@ -5,6 +5,7 @@ import { colorize, encodePng } from '../../engine/output/image.js';
 import { npyHeader } from '../../engine/output/npy.js';
 import { openOutputFile } from '../../engine/output/atomic.js';
 import { hopFor, spectrogramImage, spectrogramRows } from '../../engine/pipeline/spectrogram.js';
+import { WriteBehind } from '../../engine/pipeline/stages.js';
 import {
   DEFAULT_DB_RANGE,
   DEFAULT_OVERLAP,
@@ -126,17 +127,21 @@ export function registerSpectrogram(program: Command): void {
           );
         }
         const f = await openOutputFile(out);
+        // Rows are written while the next block is computed.
+        const writes = new WriteBehind((rows: Float32Array) => f.write(rows));
         try {
           await f.write(npyHeader([frames, bins]));
           let written = 0;
           for await (const r of spectrogramRows(backend, source, { ...common, hop })) {
             const n = Math.min(r.count, frames - written);
-            if (n > 0) await f.write(r.rows.subarray(0, n * r.width));
+            if (n > 0) await writes.push(r.rows.subarray(0, n * r.width));
             written += n;
           }
+          await writes.drain();
           if (written !== frames) throw new Error(`internal: ${written} of ${frames} frames computed`);
           await f.commit();
         } catch (e) {
+          await writes.settle();
           await f.abort();
           throw e;
         }

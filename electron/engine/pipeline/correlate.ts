@@ -6,6 +6,7 @@ import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import { toFloat32 } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
+import { fileReads } from './stages.js';
 import { PeakTracker } from './peak-tracker.js';
 
 /** Templates are read whole; this bounds them (2^26 frames = 512 MiB of complex float32). */
@@ -147,7 +148,7 @@ export async function correlateSources(
       lags = chunk.startLag + chunk.count;
     };
     for await (const block of signalSource.blocks({
-      blockFrames: options.blockFrames,
+      ...fileReads(s, options.blockFrames),
       raw: s.channels === 1,
       signal: options.signal,
     })) {

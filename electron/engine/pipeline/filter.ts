@@ -10,7 +10,7 @@ import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { createWriter, defaultOutputEncoding, outputContainer } from '../io/index.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
-import { FILE_READ_AHEAD, WriteBehind, fileBlockFrames } from './stages.js';
+import { WriteBehind, fileReads } from './stages.js';
 
 export type FilterKind = 'lowpass' | 'highpass' | 'bandpass' | 'bandstop';
 
@@ -100,9 +100,7 @@ export async function filterSource(
   });
   try {
     for await (const block of source.blocks({
-      blockFrames: options.blockFrames ?? fileBlockFrames(info),
-      readAhead: FILE_READ_AHEAD,
-      reuse: true,
+      ...fileReads(info, options.blockFrames),
       raw: true,
       signal: options.signal,
     })) {

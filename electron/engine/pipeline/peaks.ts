@@ -5,6 +5,7 @@ import { findPeaks, welch } from '../dsp/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SampleSource } from '../sources/source.js';
 import { DEFAULT_WINDOW, SPECTRUM_FFT_SIZE_MAX, WELCH_FFT_SIZE_MIN } from '../protocol/shape.js';
+import { fileReads } from './stages.js';
 
 export interface PeaksOptions {
   /** Segment length, any n ≥ 8. Default: see defaultPeaksFft. */
@@ -46,7 +47,12 @@ export async function analyzePeaks(
     throw new InvalidArgumentError(`--count must be a whole number ≥ 1, got ${count}`);
   let done = 0;
   const blocks = (async function* () {
-    for await (const b of source.blocks({ signal: options.signal, raw: true })) {
+    // welch() may keep views of a block's samples: fresh buffers, no reuse.
+    for await (const b of source.blocks({
+      ...fileReads(info, undefined, false),
+      signal: options.signal,
+      raw: true,
+    })) {
       done += b.frames;
       options.onProgress?.(done, info.samples);
       yield b;

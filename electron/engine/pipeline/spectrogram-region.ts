@@ -30,6 +30,7 @@ import {
   streamBand,
 } from '../protocol/shape.js';
 import { hopFor } from './spectrogram.js';
+import { fileBlockFrames, fileReads } from './stages.js';
 
 /** Floor of the image (dBFS): what a pixel holds when every frame it covers is silent. */
 export const REGION_FLOOR_DB = -300;
@@ -184,7 +185,7 @@ export async function spectrogramRegion(
     for await (const block of source.blocks({
       start,
       end,
-      blockFrames: options.blockFrames ?? Math.max(65536, hop),
+      ...fileReads(info, options.blockFrames ?? Math.max(fileBlockFrames(info), hop)),
       raw: info.channels === 1,
       ...(options.signal ? { signal: options.signal } : {}),
     })) {

@@ -15,6 +15,7 @@ import {
   spectrumBins,
 } from '../protocol/shape.js';
 import { channelOf, checkChannel } from './channels.js';
+import { fileReads } from './stages.js';
 
 export interface SpectrogramOptions {
   /** Frame length, any n ≥ 1. */
@@ -69,7 +70,7 @@ export async function* spectrogramRows(
   let done = 0;
   try {
     for await (const block of source.blocks({
-      blockFrames: options.blockFrames,
+      ...fileReads(info, options.blockFrames),
       raw: info.channels === 1,
       signal: options.signal,
     })) {

@@ -17,6 +17,16 @@ export function fileBlockFrames(info: Pick<SourceInfo, 'complex' | 'channels'>):
   return Math.max(1, Math.floor(FILE_BLOCK_BYTES / (4 * valuesPerFrame(info))));
 }
 
+/** How a whole-file job reads its source: big blocks, read ahead; `reuse` when the consumer is done with
+ * a block once its processor call settles (every processor copies its input). */
+export function fileReads(
+  info: Pick<SourceInfo, 'complex' | 'channels'>,
+  blockFrames: number | undefined,
+  reuse = true,
+): { blockFrames: number; readAhead: number; reuse: boolean } {
+  return { blockFrames: blockFrames ?? fileBlockFrames(info), readAhead: FILE_READ_AHEAD, reuse };
+}
+
 /** A consumer that runs one step behind its producer: push() waits for the previous item's consumption
  * only, so the next item is computed while this one is written. */
 export class WriteBehind<T> {
