@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -150,10 +151,14 @@ describe('phasor filter', () => {
       '101',
       '--window',
       'blackman',
+      '--sha512',
     ]);
     expect(r.code, r.stderr).toBe(0);
     const meta = JSON.parse(readFileSync(f('bp.sigmf-meta'), 'utf8'));
     expect(meta.global['core:datatype']).toBe('cf32_le');
+    expect(meta.global['core:sha512']).toBe(
+      createHash('sha512').update(readFileSync(f('bp.sigmf-data'))).digest('hex'),
+    );
     expect(meta.global['core:author']).toBe('test');
     expect(meta.captures[0]['core:frequency']).toBe(fx.complex.center);
     expect(meta.annotations[0]['core:label']).toBe('keep me');

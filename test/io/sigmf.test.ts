@@ -117,10 +117,24 @@ describe('SigMF metadata carried over', () => {
       encoding: 'cf32_le',
       sigmf: src.info.sigmf,
       applied: { filter: { lowpass: 100000, numtaps: 255 } },
+      checksum: true,
     });
     for await (const b of src.blocks({ blockFrames: 64 })) await w.write(b.data as Float32Array);
     await w.commit();
+    // Without the checksum option the output carries none, not even the input's (stale) one.
+    const plain = await createWriter(tmp.file('plain.sigmf-data'), {
+      format: src.info,
+      encoding: 'cf32_le',
+      sigmf: src.info.sigmf,
+    });
+    for await (const b of src.blocks({ blockFrames: 64 })) await plain.write(b.data as Float32Array);
+    await plain.commit();
     await src.close();
+    const plainMeta = JSON.parse(readFileSync(tmp.file('plain.sigmf-meta'), 'utf8'));
+    expect(plainMeta.global).not.toHaveProperty('core:sha512');
+    expect(readFileSync(tmp.file('plain.sigmf-data')).equals(readFileSync(tmp.file('out.sigmf-data')))).toBe(
+      true,
+    );
 
     const meta = JSON.parse(readFileSync(tmp.file('out.sigmf-meta'), 'utf8'));
     expect(meta.global).toMatchObject({

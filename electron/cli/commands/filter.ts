@@ -27,6 +27,7 @@ interface FilterCli extends FileOptions {
   numtaps: number;
   window: string;
   causal?: boolean;
+  sha512?: boolean;
   encoding?: string;
 }
 
@@ -50,6 +51,10 @@ export function registerFilter(program: Command): void {
       .option('--numtaps <n>', 'filter length', (v) => parseIntOption(v, '--numtaps', 1), 255)
       .option('--window <w>', 'design window: hamming, hann, blackman, kaiser:BETA, …', 'hamming')
       .option('--causal', 'plain causal filtering (scipy lfilter): output delayed by (numtaps−1)/2')
+      .option(
+        '--sha512',
+        "record the output data's SHA-512 in SigMF metadata (core:sha512; about 2 s per GiB)",
+      )
       .option(
         '--encoding <e>',
         "output sample encoding, e.g. ri16_le, rf32_le, cf32_le (default: the input's)",
@@ -99,6 +104,7 @@ export function registerFilter(program: Command): void {
     try {
       const r = await filterSource(backend, source, opts.output, taps, {
         causal: !!opts.causal,
+        checksum: !!opts.sha512,
         applied,
         ...(opts.encoding !== undefined ? { encoding: opts.encoding } : {}),
         signal: interrupt.signal,

@@ -35,6 +35,8 @@ export interface FilterOptions {
   encoding?: string;
   /** Recorded in a SigMF output's metadata. */
   applied?: Record<string, unknown>;
+  /** Record core:sha512 in a SigMF output (see WriterOptions.checksum). */
+  checksum?: boolean;
   blockFrames?: number;
   signal?: AbortSignal;
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
@@ -86,6 +88,7 @@ export async function filterSource(
     encoding,
     ...(info.sigmf ? { sigmf: info.sigmf } : {}),
     applied: options.applied ?? { filter: { numtaps: taps.length, causal: !!options.causal } },
+    ...(options.checksum ? { checksum: true } : {}),
   });
   let drop = delay * vpf; // values of leading output to discard (delay compensation)
   let done = 0;
