@@ -11,6 +11,7 @@ import { CancelledError, InvalidArgumentError } from '../errors.js';
 import type { SigmfMetadata } from '../sources/source.js';
 import { valuesPerFrame, type StreamFormat } from '../types.js';
 import {
+  HOST_LITTLE_ENDIAN,
   RAW_FORMAT_ALIASES,
   encodeValues,
   encodingName,
@@ -186,6 +187,9 @@ export async function createWriter(path: string, options: WriterOptions): Promis
 }
 
 const STAGING_BYTES = 1 << 20;
+/** Bytes written between background datasync() calls, so that the fsync before commit's rename finds
+ * little left to flush (the disk writes while the job computes). */
+const SYNC_EVERY_BYTES = 128 << 20;
 
 abstract class EncodingWriter implements SampleWriter {
   abstract readonly path: string;
@@ -204,6 +208,10 @@ abstract class EncodingWriter implements SampleWriter {
   #clipped = 0;
   #busy = false;
   #state: 'open' | 'committed' | 'aborted' = 'open';
+  /** float32 values stored as they are in memory: written without the staging copy. */
+  readonly #direct: boolean;
+  #syncedBytes = 0;
+  #syncing: Promise<void> | undefined;
 
   constructor(
     tmp: TemporaryFile,
@@ -221,6 +229,7 @@ abstract class EncodingWriter implements SampleWriter {
     const frameBytes = this.#vpf * this.#width;
     this.#staging = new Uint8Array(Math.max(frameBytes, Math.floor(STAGING_BYTES / frameBytes) * frameBytes));
     this.hash = hashed ? new StreamHash() : undefined;
+    this.#direct = enc.kind === 'f' && enc.bits === 32 && enc.littleEndian === HOST_LITTLE_ENDIAN;
   }
 
   get framesWritten(): number {
@@ -264,6 +273,13 @@ abstract class EncodingWriter implements SampleWriter {
     try {
       const staging = this.#staging;
       const width = this.#width;
+      if (this.#direct && this.#fill === 0 && interleaved.length * 4 >= staging.length) {
+        const bytes = new Uint8Array(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
+        await this.#store(bytes);
+        this.#frames += interleaved.length / this.#vpf;
+        this.#busy = false;
+        return;
+      }
       for (let i = 0; i < interleaved.length;) {
         const n = Math.min((staging.length - this.#fill) / width, interleaved.length - i);
         this.#clipped += encodeValues(interleaved, i, n, this.enc, this.#q, staging.subarray(this.#fill));
@@ -283,10 +299,28 @@ abstract class EncodingWriter implements SampleWriter {
 
   async #flush(): Promise<void> {
     if (this.#fill === 0) return;
-    const bytes = this.#staging.subarray(0, this.#fill);
-    await Promise.all([this.hash?.update(bytes), this.writeAt(bytes, this.dataStart + this.dataBytes)]);
-    this.dataBytes += this.#fill;
+    await this.#store(this.#staging.subarray(0, this.#fill));
     this.#fill = 0;
+  }
+
+  /** Appends encoded bytes to the data (and the checksum); starts a background datasync now and then. */
+  async #store(bytes: Uint8Array): Promise<void> {
+    await Promise.all([this.hash?.update(bytes), this.writeAt(bytes, this.dataStart + this.dataBytes)]);
+    this.dataBytes += bytes.length;
+    if (this.#syncing === undefined && this.dataBytes - this.#syncedBytes >= SYNC_EVERY_BYTES) {
+      const upTo = this.dataBytes;
+      const sync = this.tmp.handle.datasync().then(() => {
+        this.#syncedBytes = upTo;
+        this.#syncing = undefined;
+      });
+      sync.catch(() => undefined); // a failure shows again in the final sync
+      this.#syncing = sync;
+    }
+  }
+
+  /** Waits for a background datasync (before the final sync and rename, or a discard). */
+  protected async synced(): Promise<void> {
+    await this.#syncing?.catch(() => undefined);
   }
 
   protected async writeAt(bytes: Uint8Array, position: number): Promise<void> {
@@ -315,6 +349,7 @@ abstract class EncodingWriter implements SampleWriter {
     if (this.#state !== 'open') return;
     this.#state = 'aborted';
     this.hash?.dispose();
+    await this.synced();
     await this.tmp.discard();
     await this.discardExtra();
   }
@@ -414,6 +449,7 @@ class WavWriter extends EncodingWriter {
   protected async finish(): Promise<void> {
     if (this.dataBytes % 2 === 1) await this.writeAt(new Uint8Array(1), this.dataStart + this.dataBytes);
     await this.writeAt(this.#header(true), 0);
+    await this.synced();
     await this.tmp.close(true);
     await this.tmp.publish();
   }
@@ -462,6 +498,7 @@ class SigmfWriter extends EncodingWriter {
       null,
       2,
     );
+    await this.synced();
     await this.tmp.close(true);
     this.#metaTmp = await TemporaryFile.create(this.#metaPath);
     await this.#metaTmp.handle.writeFile(text + '\n', 'utf8');
