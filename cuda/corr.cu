@@ -115,7 +115,7 @@ Correlator::Correlator(Gpu& gpu, const CorrelatorConfig& cfg) : gpu_(gpu), cfg_(
       re[k] = cfg.complex ? cfg.tmpl[2 * k] : cfg.tmpl[k];
       im[k] = cfg.complex ? cfg.tmpl[2 * k + 1] : 0.0;
     }
-    osUploadFilter(spec_, re, im, -1.0, l, real);  // conj(T)
+    spec_ = osFilterSpectrum(gpu, re, im, M_, -1.0, l, real);  // conj(T)
   }
   reset();
 }
@@ -144,7 +144,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     p.S = (int)S_;
     p.segments = segments;
     p.outCount = lags;
-    p.spec = spec_.get<float2>();
+    p.spec = spec_->get<float2>();
     p.out = out;
     p.tnorm = tnorm_;
     p.tab = gpu_.regTable(split_ ? H_ / 2 : H_);  // the narrow kernels' table rows (os_kernel.cuh osTw)
@@ -187,7 +187,7 @@ void Correlator::runDevice(const Source& src, long long lags, float* out) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(cnt * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("correlation gather");
-    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, cnt, s, "correlation multiply");
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_->get<float2>(), L_, cnt, s, "correlation multiply");
     PH_LAUNCH(kScoreUnfused, dim3((unsigned)ceilDiv(cnt * S_, 256)), dim3(256), 0, s, q, seg, P, tnorm_,
               out + s0 * S_, s0 * S_);
     PH_CHECK_LAUNCH("correlation scores");

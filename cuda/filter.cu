@@ -77,7 +77,7 @@ Fir::Fir(Gpu& gpu, const FirConfig& cfg) : gpu_(gpu), cfg_(cfg) {
     L_ = l.L, S_ = l.S, H_ = l.H, fused_ = l.fused, split_ = l.split;
     std::vector<double> re(L_, 0.0), im(L_, 0.0);
     for (int i = 0; i < M_; i++) re[i] = cfg.taps[i];
-    osUploadFilter(spec_, re, im, 1.0, l, real);
+    spec_ = osFilterSpectrum(gpu, re, im, M_, 1.0, l, real);
   }
   reset();
 }
@@ -121,7 +121,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     p.S = (int)S_;
     p.segments = segments;
     p.outCount = frames;
-    p.spec = spec_.get<float2>();
+    p.spec = spec_->get<float2>();
     p.out = outDev;
     p.tab = gpu_.regTable(split_ ? H_ / 2 : H_);  // the narrow kernels' table rows (os_kernel.cuh osTw)
     p.wL = gpu_.table(2 * H_);
@@ -159,7 +159,7 @@ void Fir::runDevice(const Source& src, long long frames, float* outDev) {
     float2* seg = seg_.get<float2>();
     PH_LAUNCH(kGather, dim3((unsigned)ceilDiv(rows * L_, 256)), dim3(256), 0, s, q, seg);
     PH_CHECK_LAUNCH("FIR gather");
-    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_.get<float2>(), L_, rows, s, "FIR multiply");
+    osThroughSpectrum(gpu_, cfg_.fftHook, plan, seg, spec_->get<float2>(), L_, rows, s, "FIR multiply");
     PH_LAUNCH(kScatterFir, dim3((unsigned)ceilDiv(rows * S_, 256)), dim3(256), 0, s, q, seg, outDev + s0 * S_ * V);
     PH_CHECK_LAUNCH("FIR scatter");
   }

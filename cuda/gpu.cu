@@ -171,4 +171,25 @@ void* Gpu::scratch(int slot, size_t bytes) {
   return b.get();
 }
 
+std::shared_ptr<DevBuf> Gpu::shared(const std::string& key) {
+  for (size_t i = shared_.size(); i-- > 0;) {
+    if (shared_[i].first != key) continue;
+    auto entry = std::move(shared_[i]);
+    shared_.erase(shared_.begin() + (long)i);
+    shared_.push_back(std::move(entry));
+    return shared_.back().second;
+  }
+  return nullptr;
+}
+
+void Gpu::share(const std::string& key, std::shared_ptr<DevBuf> buf) {
+  shared_.emplace_back(key, std::move(buf));
+  size_t bytes = 0;
+  for (const auto& e : shared_) bytes += e.second->bytes() + e.first.size();
+  while (shared_.size() > 1 && (shared_.size() > kSharedEntries || bytes > kSharedBytes)) {
+    bytes -= shared_.front().second->bytes() + shared_.front().first.size();
+    shared_.erase(shared_.begin());  // users keep their reference; the memory goes with the last one
+  }
+}
+
 }  // namespace ph

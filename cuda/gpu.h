@@ -92,6 +92,14 @@ class Gpu {
   /** Forgets every plan (after the tuning changed). */
   void clearPlans();
 
+  /** Device data made once per content and shared (the overlap-save spectra of os_plan.cu): the entry whose
+   *  key equals `key`, or null. Found entries become the most recently used. */
+  std::shared_ptr<DevBuf> shared(const std::string& key);
+  /** Keeps `buf` under `key`, dropping the least recently used entries past kSharedEntries or kSharedBytes. */
+  void share(const std::string& key, std::shared_ptr<DevBuf> buf);
+  static constexpr size_t kSharedEntries = 16;
+  static constexpr size_t kSharedBytes = size_t(256) << 20;
+
   /** Scratch memory by slot, grown on demand and kept (slots let nested plans use different ones). */
   void* scratch(int slot, size_t bytes);
   PinnedBuf& pinned(int slot) { return pinned_[slot]; }
@@ -128,6 +136,7 @@ class Gpu {
   std::map<std::string, DevBuf> tables_;
   std::map<long long, std::unique_ptr<FftPlan>> plans_;
   std::map<int, DevBuf> scratch_;
+  std::vector<std::pair<std::string, std::shared_ptr<DevBuf>>> shared_;  // most recently used last
   std::map<int, PinnedBuf> pinned_;
   std::map<const void*, size_t> smemSet_;
 };

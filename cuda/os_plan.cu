@@ -89,10 +89,20 @@ OsLayout osLayout(Gpu& gpu, long long M, long long size, bool real, bool corr, b
   return l;
 }
 
-void osUploadFilter(DevBuf& spec, std::vector<double>& re, std::vector<double>& im, double sign, const OsLayout& l,
-                    bool real) {
+std::shared_ptr<DevBuf> osFilterSpectrum(Gpu& gpu, std::vector<double>& re, std::vector<double>& im, long long used,
+                                         double sign, const OsLayout& l, bool real) {
+  // the key: the layout and sign, then the filter's values exactly
+  const long long head[6] = {l.L, l.H, (long long)l.fused | (long long)l.split << 1 | (long long)real << 2,
+                             sign < 0 ? -1 : 1, used, 0};
+  std::string key(reinterpret_cast<const char*>(head), sizeof head);
+  key.append(reinterpret_cast<const char*>(re.data()), used * sizeof(double));
+  key.append(reinterpret_cast<const char*>(im.data()), used * sizeof(double));
+  if (auto found = gpu.shared(key)) return found;
   hostFft(re, im);
-  osUploadSpectrum(spec, re, im, sign, l.fused, real, l.split, l.H);
+  auto spec = std::make_shared<DevBuf>();
+  osUploadSpectrum(*spec, re, im, sign, l.fused, real, l.split, l.H);
+  gpu.share(key, spec);
+  return spec;
 }
 
 }  // namespace ph

@@ -34,10 +34,11 @@ struct OsLayout {
 /** sizeError: the message when `size` is not a power of two ≥ 2·M. */
 OsLayout osLayout(Gpu& gpu, long long M, long long size, bool real, bool corr, bool forceUnfused,
                   const char* sizeError);
-/** Uploads the spectrum of the zero-padded filter re + i·im (each of length L; sign −1: the conjugate, for
- *  correlation) in the form the layout's kernels read (os_kernel.cuh osUploadSpectrum). re and im are transformed
- *  in place. */
-void osUploadFilter(DevBuf& spec, std::vector<double>& re, std::vector<double>& im, double sign, const OsLayout& l,
-                    bool real);
+/** The spectrum of the zero-padded filter re + i·im (each of length L, zero from `used` on; sign −1: the
+ *  conjugate, for correlation) in the form the layout's kernels read (os_kernel.cuh osUploadSpectrum). A filter or
+ *  template seen before on this device (same values, layout and sign) gets the kept copy (Gpu::shared): a long
+ *  filter's host transform is paid once per process, not per job. re and im may be transformed in place. */
+std::shared_ptr<DevBuf> osFilterSpectrum(Gpu& gpu, std::vector<double>& re, std::vector<double>& im, long long used,
+                                         double sign, const OsLayout& l, bool real);
 
 }  // namespace ph

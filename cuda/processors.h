@@ -134,7 +134,8 @@ class Fir {
   int M_;
   long long L_ = 0, S_ = 0, H_ = 0;
   bool fused_ = false, split_ = false;  // split_: os_kernel.cuh osSplitUsed
-  DevBuf taps_, spec_, hist_[2], staging_, out_, seg_;
+  DevBuf taps_, hist_[2], staging_, out_, seg_;
+  std::shared_ptr<DevBuf> spec_;  // the filter's spectrum, shared with later filters of the same taps
   int cur_ = 0;
   long long histLen_ = 0;
 };
@@ -176,7 +177,8 @@ class Correlator {
   long long M_, L_ = 0, S_ = 0, H_ = 0;
   bool direct_ = false, fused_ = false, split_ = false;  // split_: os_kernel.cuh osSplitUsed
   float tnorm_ = 0;
-  DevBuf tmpl_, spec_, hist_[2], staging_, scores_, seg_, prefix_, cand_, hist4k_, misc_;
+  DevBuf tmpl_, hist_[2], staging_, scores_, seg_, prefix_, cand_, hist4k_, misc_;
+  std::shared_ptr<DevBuf> spec_;  // the template's conjugate spectrum, shared like the FIR's
   int cur_ = 0;
   long long histLen_ = 0;
 };

@@ -390,6 +390,29 @@ describe('CUDA FIR', () => {
     }
   }, 300_000);
 
+  it('[needs-gpu] filters made after one with the same taps reuse its spectrum and stay exact', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    // The device keeps filter spectra by their values, layout and sign: A, B, then A again (real and complex,
+    // whose layouts differ) must each equal lfilter of their own taps.
+    const frames = 6000;
+    const n = gpu.emulation ? 61 : 301;
+    const a = Float64Array.from(gaussian(n, 5), (v) => v / n);
+    const b = Float64Array.from(a, (v, i) => (i === n >> 1 ? v + 0.25 : v));
+    for (const complex of [false, true, false]) {
+      const lanes = complex ? 2 : 1;
+      const x = gaussian(frames * lanes, 9);
+      for (const taps of [a, b, a]) {
+        const f = gpu.backend.createFir({ taps, complex, channels: 1, method: 'overlap-save' });
+        const y = new Float32Array(frames * lanes);
+        const first = await f.process(x);
+        y.set(first);
+        y.set(await f.flush(), first.length);
+        f.dispose();
+        expect(relL2(y, lfilter(taps, x, lanes))).toBeLessThan(1e-6);
+      }
+    }
+  }, 300_000);
+
   it('[needs-gpu] 8192-point segments: the wide (32 elements a thread), narrow (16) and split (two 4096-point halves, complex) kernels all equal lfilter and the correlation in float64', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     // 2047 taps complex and 4095 real run 8192-point complex FFTs a segment (os_kernel.cuh; osMinH holds the real
