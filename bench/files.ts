@@ -46,14 +46,16 @@ const SPEC_HOP = Math.max(1, Math.round(SPEC_FFT * (1 - SPEC_OVERLAP)));
 const PEAKS_FFT = 65536;
 const TEMPLATE_FRAMES = 4096;
 
-// The generated signal: a chunk of CHUNK frames holds a whole number of cycles of each tone, so one table of
-// tones serves every chunk; the noise is the sum of two slices of a noise pool at offsets drawn per chunk, so
-// no stretch of the file repeats elsewhere (the template matches at one lag only).
-const CHUNK = 1 << 20;
-const POOL = 1 << 21;
+// The generated signal: a chunk of CHUNK frames (small enough to stay in the CPU's cache) holds a whole number
+// of cycles of each tone, so one table of tones serves every chunk; the noise is the sum of two slices of a
+// noise pool at offsets drawn per chunk, so no stretch of the file repeats elsewhere (the template matches at
+// one lag only). Chunks are written WRITE_FRAMES at a time.
+const CHUNK = 1 << 16;
+const POOL = 1 << 20;
+const WRITE_FRAMES = 1 << 20;
 const TONES = [
-  { cycles: 10486, amplitude: 0.3 }, // 24.0 kHz at 2.4 MHz: in the low-pass band
-  { cycles: 314573, amplitude: 0.2 }, // 720 kHz: removed by the low-pass
+  { cycles: 655, amplitude: 0.3 }, // 24.0 kHz at 2.4 MHz: in the low-pass band
+  { cycles: 19661, amplitude: 0.2 }, // 720 kHz: removed by the low-pass
 ];
 const TONE_HZ = (TONES[0].cycles / CHUNK) * RATE;
 const NOISE = 0.15; // each pool sample uniform in ±NOISE
@@ -84,7 +86,7 @@ const jobs = values.jobs.split(',').map((j) => {
 const backends = values.backend.split(',').filter((b) => b !== '');
 const bytes = parseSize(values.size);
 const frames = bytes / 8;
-if (frames < CHUNK) fail(`--size must be at least ${(8 * CHUNK) / 2 ** 20}M`);
+if (frames < WRITE_FRAMES) fail(`--size must be at least ${(8 * WRITE_FRAMES) / 2 ** 20}M`);
 const label = values.size.toUpperCase();
 const input = join(dir, `files-${label}.cf32`);
 const template = join(dir, `files-${label}-template.cf32`);
@@ -135,6 +137,10 @@ function xorshift(seed: number): () => number {
   };
 }
 
+function addChunk(out: Float32Array, a: Float32Array, b: Float32Array, c: Float32Array): void {
+  for (let i = 0; i < out.length; i++) out[i] = a[i] + b[i] + c[i];
+}
+
 function generateInput(): void {
   const t0 = performance.now();
   const tones = new Float32Array(2 * CHUNK);
@@ -152,20 +158,20 @@ function generateInput(): void {
   const next = xorshift(0x9e3779b9);
   const pool = new Float32Array(2 * POOL);
   for (let i = 0; i < pool.length; i++) pool[i] = (next() / 2 ** 32 - 0.5) * 2 * NOISE;
-  const buf = new Float32Array(2 * CHUNK);
+  const buf = new Float32Array(2 * WRITE_FRAMES);
   const bytesOut = new Uint8Array(buf.buffer);
   const tmp = `${input}.tmp`;
   const fd = openSync(tmp, 'w');
   try {
-    for (let start = 0; start < frames; start += CHUNK) {
-      const n = 2 * Math.min(CHUNK, frames - start);
-      const a = 2 * (next() % (POOL - CHUNK + 1));
-      const b = 2 * (next() % (POOL - CHUNK + 1));
-      for (let i = 0; i < n; i++) buf[i] = tones[i] + pool[a + i] + pool[b + i];
-      writeSync(fd, bytesOut, 0, 4 * n);
+    for (let start = 0; start < frames; start += WRITE_FRAMES) {
+      const count = 2 * Math.min(WRITE_FRAMES, frames - start);
+      for (let c = 0; c < count; c += 2 * CHUNK) {
+        const a = 2 * (next() % (POOL - CHUNK + 1));
+        const b = 2 * (next() % (POOL - CHUNK + 1));
+        addChunk(buf.subarray(c, Math.min(c + 2 * CHUNK, count)), tones, pool.subarray(a), pool.subarray(b));
+      }
+      writeSync(fd, bytesOut, 0, 4 * count);
     }
-    // Clean pages can be evicted for --cold; dirty ones cannot.
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -220,19 +226,24 @@ function probePython(): { scipy: string | null; cupy: string | null; notes: stri
   if (sci.status === 0) {
     const [py, np, sp] = sci.stdout.trim().split(' ');
     scipy = `Python ${py}, NumPy ${np}, SciPy ${sp}`;
-  } else notes.push(`SciPy absent (${values.python}: ${lastLine(sci.stderr || String(sci.error))})`);
+  } else notes.push(`SciPy absent (${values.python}: ${why(sci)})`);
   const cu = run(values.python, [
     '-c',
     'import cupy; n = cupy.cuda.runtime.getDeviceCount(); print(cupy.__version__, n)',
   ]);
   let cupy: string | null = null;
   if (scipy !== null && cu.status === 0) cupy = `CuPy ${cu.stdout.trim().split(' ')[0]}`;
-  else notes.push(`CuPy absent (${lastLine(cu.stderr || String(cu.error))})`);
+  else notes.push(`CuPy absent (${why(cu)})`);
   return { scipy, cupy, notes };
 }
 
 function lastLine(text: string): string {
   return text.trim().split('\n').pop() ?? '';
+}
+
+/** Why a probe command failed, in one line. */
+function why(r: SpawnSyncReturns<string>): string {
+  return lastLine(r.stderr ?? '') || (r.error ? r.error.message : `exit status ${r.status}`);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -284,6 +295,12 @@ const EVICTORS: Evictor[] = [
 
 /** Picks the first method that really empties the cache of the input (fincore says so, or a read slows). */
 function chooseEvictor(): { evictor: Evictor; check: string } {
+  // Dirty pages cannot be evicted: write the input out first (at once when it already is).
+  for (const p of [input, template]) {
+    const fd = openSync(p, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
+  }
   const warmRead = () => {
     const t0 = performance.now();
     spawnSync('cat', [input], { stdio: ['ignore', 'ignore', 'ignore'] });
@@ -657,6 +674,11 @@ for (const job of jobs) {
   for (const b of available) cells.push(phasorCell(job, b));
   if (python.scipy) cells.push(pythonCell(job, 'numpy'));
   if (python.cupy) cells.push(pythonCell(job, 'cupy'));
+}
+if (python.cupy) {
+  notes.push(
+    'CuPy compiles its kernels on first use and caches them on disk (~/.cupy/kernel_cache): a first run can be slower, which the spread shows',
+  );
 }
 if (!hasTime) notes.push('peak RSS not measured: /usr/bin/time is absent (Debian package "time")');
 
