@@ -7,7 +7,8 @@
 //
 // Writes (once; reused while its size matches) a raw cf32 file of complex noise plus two tones, and a
 // 4096-sample template cut from it. Every cell is one spawned process, timed whole: the floors (`cat IN >
-// /dev/null`, `cat IN > COPY`), `phasor <job> --backend B` for each backend this machine has, and
+// /dev/null`, `cat IN > COPY`), the start-ups (`phasor --version`, Python importing SciPy or CuPy),
+// `phasor <job> --backend B` for each backend this machine has, and
 // bench/files_scipy.py with NumPy/SciPy and with CuPy where they import. The cells run round-robin, --runs
 // rounds, so a change in the machine's load touches them alike. Each run's output is checked (size, .npy
 // shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
@@ -334,10 +335,10 @@ function chooseEvictor(): { evictor: Evictor; check: string } {
 // ---------------------------------------------------------------------------------------------------
 // Cells
 
-type Impl = 'read floor' | 'copy floor' | 'phasor' | 'SciPy' | 'CuPy';
+type Impl = 'read floor' | 'copy floor' | 'start-up' | 'phasor' | 'SciPy' | 'CuPy';
 
 interface Cell {
-  job: Job | 'floor';
+  job: Job | 'floor' | 'start-up';
   impl: Impl;
   /** What the table shows in its "run by" column. */
   name: string;
@@ -504,6 +505,30 @@ function floorCells(): Cell[] {
   ];
 }
 
+/** What every job pays before it reads a sample: starting Node and loading the CLI, importing the libraries. */
+function startupCells(): Cell[] {
+  const cell = (name: string, argv: string[]): Cell => ({
+    job: 'start-up',
+    impl: 'start-up',
+    name,
+    argv,
+    check: () => {},
+    outputs: [],
+    times: [],
+    rss: [],
+  });
+  const cells = [cell('phasor --version', [process.execPath, phasorJs, '--version'])];
+  if (python.scipy) {
+    cells.push(cell('import numpy, scipy.signal', [values.python, '-c', 'import numpy, scipy.signal']));
+  }
+  if (python.cupy) {
+    cells.push(
+      cell('import cupy, cupyx.scipy.signal', [values.python, '-c', 'import cupy, cupyx.scipy.signal']),
+    );
+  }
+  return cells;
+}
+
 /** Whether `phasor --backend B` runs here; the reason when it does not. */
 function probeBackend(backend: string): string | null {
   const r = run(process.execPath, [
@@ -594,8 +619,11 @@ function summarize(cells: Cell[]): Summary[] {
   const copy = med('floor', 'copy floor');
   return cells.map((c) => {
     const m = c.times.length ? median(c.times) : NaN;
-    const scipy = c.impl === 'SciPy' || c.job === 'floor' ? NaN : med(c.job, 'SciPy');
-    const cupy = c.impl === 'CuPy' || c.job === 'floor' ? NaN : med(c.job, 'CuPy');
+    const isJob = c.job !== 'floor' && c.job !== 'start-up';
+    const scipy = c.impl === 'SciPy' || !isJob ? NaN : med(c.job, 'SciPy');
+    const cupy = c.impl === 'CuPy' || !isJob ? NaN : med(c.job, 'CuPy');
+    // Throughput and ratios to the floors say nothing of a start-up.
+    const perInput = c.job === 'start-up' ? NaN : m;
     return {
       job: c.job,
       runBy: c.name,
@@ -604,11 +632,11 @@ function summarize(cells: Cell[]): Summary[] {
       median: m,
       min: Math.min(...c.times),
       max: Math.max(...c.times),
-      mbPerS: bytes / MB / m,
-      msamplesPerS: frames / MB / m,
+      mbPerS: bytes / MB / perInput,
+      msamplesPerS: frames / MB / perInput,
       peakRssMiB: c.rss.length ? Math.max(...c.rss) : NaN,
-      xReadFloor: m / read,
-      xCopyFloor: m / copy,
+      xReadFloor: perInput / read,
+      xCopyFloor: perInput / copy,
       scipyOverThis: scipy / m,
       cupyOverThis: cupy / m,
       ...(c.failed ? { failed: c.failed } : {}),
@@ -663,7 +691,7 @@ writeTemplate();
 const machine = describeMachine();
 const python = probePython();
 const notes = [...python.notes];
-const cells: Cell[] = floorCells();
+const cells: Cell[] = [...floorCells(), ...startupCells()];
 const available: string[] = [];
 for (const b of backends) {
   const why = probeBackend(b);
@@ -732,7 +760,8 @@ const out = [
   '',
   'Wall time of the whole process (spawned, medians); MB/s and Msamples/s of input; peak RSS of the process',
   "(GNU time); × floor: median ÷ the floor's median (1.00 = at the floor); SciPy ÷ this: how many times",
-  'faster than the SciPy script (above 1: faster).',
+  'faster than the SciPy script (above 1: faster), CuPy ÷ this likewise. Start-up rows: what each process',
+  'of that kind spends before it reads a sample (included in every job row).',
 ];
 console.log(out.join('\n'));
 
