@@ -1,0 +1,787 @@
+// Whole-file jobs through the real CLI, side by side with their floors and with the script a SciPy or CuPy
+// user would write instead, all measured in one run.
+//
+//   npm run build && npx tsx bench/files.ts [--size 256M|1G|4G] [--dir /tmp/phasor-bench]
+//     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks] [--runs 5] [--cold]
+//     [--python python3] [--json out.json]
+//
+// Writes (once; reused while its size matches) a raw cf32 file of complex noise plus two tones, and a
+// 4096-sample template cut from it. Every cell is one spawned process, timed whole: the floors (`cat IN >
+// /dev/null`, `cat IN > COPY`), the start-ups (`phasor --version`, Python importing SciPy or CuPy),
+// `phasor <job> --backend B` for each backend this machine has, and
+// bench/files_scipy.py with NumPy/SciPy and with CuPy where they import. The cells run round-robin, --runs
+// rounds, so a change in the machine's load touches them alike. Each run's output is checked (size, .npy
+// shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
+// page cache before every run. Prints a Markdown table (medians, spread, throughput, peak RSS, ratios).
+
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const JOBS = ['filter', 'spectrogram', 'correlate', 'peaks'] as const;
+type Job = (typeof JOBS)[number];
+
+// The jobs' settings, passed alike to phasor and to the Python script.
+const RATE = 2.4e6;
+const LOWPASS = 200e3;
+const NUMTAPS = 255;
+const SPEC_FFT = 4096;
+const SPEC_OVERLAP = 0.75;
+const SPEC_HOP = Math.max(1, Math.round(SPEC_FFT * (1 - SPEC_OVERLAP)));
+const PEAKS_FFT = 65536;
+const TEMPLATE_FRAMES = 4096;
+
+// The generated signal: a chunk of CHUNK frames (small enough to stay in the CPU's cache) holds a whole number
+// of cycles of each tone, so one table of tones serves every chunk; the noise is the sum of two slices of a
+// noise pool at offsets drawn per chunk, so no stretch of the file repeats elsewhere (the template matches at
+// one lag only). Chunks are written WRITE_FRAMES at a time.
+const CHUNK = 1 << 16;
+const POOL = 1 << 20;
+const WRITE_FRAMES = 1 << 20;
+const TONES = [
+  { cycles: 655, amplitude: 0.3 }, // 24.0 kHz at 2.4 MHz: in the low-pass band
+  { cycles: 19661, amplitude: 0.2 }, // 720 kHz: removed by the low-pass
+];
+const TONE_HZ = (TONES[0].cycles / CHUNK) * RATE;
+const NOISE = 0.15; // each pool sample uniform in ±NOISE
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '256M' },
+    dir: { type: 'string', default: '/tmp/phasor-bench' },
+    backend: { type: 'string', default: 'cpu,cuda,webgpu' },
+    jobs: { type: 'string', default: JOBS.join(',') },
+    runs: { type: 'string', default: '5' },
+    cold: { type: 'boolean', default: false },
+    python: { type: 'string', default: 'python3' },
+    json: { type: 'string' },
+  },
+});
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const phasorJs = join(root, 'bin/phasor.js');
+const pyScript = join(root, 'bench/files_scipy.py');
+const dir = values.dir;
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) fail(`--runs must be a whole number ≥ 1, got ${values.runs}`);
+const jobs = values.jobs.split(',').map((j) => {
+  if (!(JOBS as readonly string[]).includes(j)) fail(`unknown job "${j}" (jobs: ${JOBS.join(', ')})`);
+  return j as Job;
+});
+const backends = values.backend.split(',').filter((b) => b !== '');
+const bytes = parseSize(values.size);
+const frames = bytes / 8;
+if (frames < WRITE_FRAMES) fail(`--size must be at least ${(8 * WRITE_FRAMES) / 2 ** 20}M`);
+const label = values.size.toUpperCase();
+const input = join(dir, `files-${label}.cf32`);
+const template = join(dir, `files-${label}-template.cf32`);
+const templateAt = Math.floor(frames / 3);
+const specFrames = Math.floor((frames - SPEC_FFT) / SPEC_HOP) + 1;
+const MB = 1e6;
+const MiB = 2 ** 20;
+
+function fail(message: string): never {
+  process.stderr.write(`files.ts: ${message}\n`);
+  process.exit(2);
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** "256M", "1G", "4GiB", "1.5G" → bytes (binary units), a whole number of cf32 frames. */
+function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(text.trim());
+  if (!m) fail(`--size must look like 256M, 1G or 4G, got "${text}"`);
+  const unit = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 }[m[2].toUpperCase()] ?? 1;
+  return Math.floor((Number(m[1]) * unit) / 8) * 8;
+}
+
+function run(cmd: string, args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * MiB });
+}
+
+function firstLine(cmd: string, args: string[]): string | undefined {
+  const r = run(cmd, args);
+  return r.status === 0 ? r.stdout.trim().split('\n')[0] : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The input
+
+/** xorshift32: a fast, seedable stream of 32-bit words. */
+function xorshift(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+}
+
+function addChunk(out: Float32Array, a: Float32Array, b: Float32Array, c: Float32Array): void {
+  for (let i = 0; i < out.length; i++) out[i] = a[i] + b[i] + c[i];
+}
+
+function generateInput(): void {
+  const t0 = performance.now();
+  const tones = new Float32Array(2 * CHUNK);
+  for (let i = 0; i < CHUNK; i++) {
+    let re = 0;
+    let im = 0;
+    for (const t of TONES) {
+      const phase = (2 * Math.PI * ((t.cycles * i) % CHUNK)) / CHUNK;
+      re += t.amplitude * Math.cos(phase);
+      im += t.amplitude * Math.sin(phase);
+    }
+    tones[2 * i] = re;
+    tones[2 * i + 1] = im;
+  }
+  const next = xorshift(0x9e3779b9);
+  const pool = new Float32Array(2 * POOL);
+  for (let i = 0; i < pool.length; i++) pool[i] = (next() / 2 ** 32 - 0.5) * 2 * NOISE;
+  const buf = new Float32Array(2 * WRITE_FRAMES);
+  const bytesOut = new Uint8Array(buf.buffer);
+  const tmp = `${input}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    for (let start = 0; start < frames; start += WRITE_FRAMES) {
+      const count = 2 * Math.min(WRITE_FRAMES, frames - start);
+      for (let c = 0; c < count; c += 2 * CHUNK) {
+        const a = 2 * (next() % (POOL - CHUNK + 1));
+        const b = 2 * (next() % (POOL - CHUNK + 1));
+        addChunk(buf.subarray(c, Math.min(c + 2 * CHUNK, count)), tones, pool.subarray(a), pool.subarray(b));
+      }
+      writeSync(fd, bytesOut, 0, 4 * count);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, input);
+  const s = (performance.now() - t0) / 1000;
+  log(
+    `wrote ${input}: ${(bytes / MiB).toFixed(0)} MiB in ${s.toFixed(1)} s (${(bytes / MB / s).toFixed(0)} MB/s)`,
+  );
+}
+
+function writeTemplate(): void {
+  const buf = Buffer.alloc(8 * TEMPLATE_FRAMES);
+  const fd = openSync(input, 'r');
+  try {
+    if (readSync(fd, buf, 0, buf.length, 8 * templateAt) !== buf.length) fail(`short read of ${input}`);
+  } finally {
+    closeSync(fd);
+  }
+  writeFileSync(template, buf);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The machine
+
+function describeMachine(): Record<string, string> {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const gpu = firstLine('nvidia-smi', [
+    '--query-gpu=name,memory.total,driver_version',
+    '--format=csv,noheader',
+  ]);
+  const commit = firstLine('git', ['-C', root, 'rev-parse', '--short', 'HEAD']) ?? 'unknown';
+  const dirty = run('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no']).stdout?.trim();
+  const df = run('df', ['-T', dir]).stdout?.trim().split('\n')[1]?.split(/\s+/);
+  return {
+    date: new Date().toISOString(),
+    commit: commit + (dirty ? ' (with uncommitted changes)' : ''),
+    cpu: `${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+    gpu: gpu ?? 'none (no nvidia-smi)',
+    node: process.version,
+    disk: df ? `${dir} on ${df[0]} (${df[1]})` : dir,
+  };
+}
+
+/** Versions of NumPy/SciPy and CuPy (with its device), or why they are absent. */
+function probePython(): { scipy: string | null; cupy: string | null; notes: string[] } {
+  const notes: string[] = [];
+  const sci = run(values.python, [
+    '-c',
+    'import sys, numpy, scipy; print(sys.version.split()[0], numpy.__version__, scipy.__version__)',
+  ]);
+  let scipy: string | null = null;
+  if (sci.status === 0) {
+    const [py, np, sp] = sci.stdout.trim().split(' ');
+    scipy = `Python ${py}, NumPy ${np}, SciPy ${sp}`;
+  } else notes.push(`SciPy absent (${values.python}: ${why(sci)})`);
+  const cu = run(values.python, [
+    '-c',
+    'import cupy; n = cupy.cuda.runtime.getDeviceCount(); print(cupy.__version__, n)',
+  ]);
+  let cupy: string | null = null;
+  if (scipy !== null && cu.status === 0) cupy = `CuPy ${cu.stdout.trim().split(' ')[0]}`;
+  else notes.push(`CuPy absent (${why(cu)})`);
+  return { scipy, cupy, notes };
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
+}
+
+/** Why a probe command failed, in one line. */
+function why(r: SpawnSyncReturns<string>): string {
+  return lastLine(r.stderr ?? '') || (r.error ? r.error.message : `exit status ${r.status}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Page cache
+
+/** Bytes of `path` in the page cache, from util-linux's fincore; undefined where it cannot tell. */
+function residentBytes(path: string): number | undefined {
+  const r = run('fincore', ['--bytes', '--noheadings', '--output', 'RES', path]);
+  return r.status === 0 ? Number(r.stdout.trim()) : undefined;
+}
+
+interface Evictor {
+  name: string;
+  evict(paths: string[]): boolean;
+}
+
+// Only the files the jobs read are evicted: the input and the template. Dropping every cache would also make
+// node, dist/ and Python's libraries cold, which a user's second job does not see.
+const EVICTORS: Evictor[] = [
+  {
+    name: 'posix_fadvise(POSIX_FADV_DONTNEED) from Python',
+    evict: (paths) =>
+      run(values.python, [
+        '-c',
+        'import os, sys\nfor p in sys.argv[1:]:\n' +
+          '    fd = os.open(p, os.O_RDONLY)\n    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)\n    os.close(fd)',
+        ...paths,
+      ]).status === 0,
+  },
+  {
+    name: 'dd iflag=nocache count=0',
+    evict: (paths) =>
+      paths.every((p) => run('dd', [`if=${p}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0),
+  },
+  {
+    name: 'echo 1 > /proc/sys/vm/drop_caches',
+    evict: () => {
+      if (process.getuid?.() !== 0) return false;
+      run('sync', []);
+      try {
+        writeFileSync('/proc/sys/vm/drop_caches', '1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  },
+];
+
+/** Picks the first method that really empties the cache of the input (fincore says so, or a read slows). */
+function chooseEvictor(): { evictor: Evictor; check: string } {
+  // Dirty pages cannot be evicted: write the input out first (at once when it already is).
+  for (const p of [input, template]) {
+    const fd = openSync(p, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  const warmRead = () => {
+    const t0 = performance.now();
+    spawnSync('cat', [input], { stdio: ['ignore', 'ignore', 'ignore'] });
+    return (performance.now() - t0) / 1000;
+  };
+  for (const e of EVICTORS) {
+    const warm = warmRead();
+    if (!e.evict([input, template])) continue;
+    const res = residentBytes(input);
+    if (res !== undefined) {
+      if (res <= 0.01 * bytes)
+        return { evictor: e, check: `fincore: ${(res / MiB).toFixed(1)} MiB resident after it` };
+      log(`cold: ${e.name} left ${(res / MiB).toFixed(0)} MiB of the input cached; trying the next method`);
+      continue;
+    }
+    const cold = warmRead();
+    if (cold > 1.5 * warm)
+      return {
+        evictor: e,
+        check: `no fincore; a read took ${cold.toFixed(2)} s after it, ${warm.toFixed(2)} s warm`,
+      };
+    log(
+      `cold: after ${e.name} a read took ${cold.toFixed(2)} s, warm ${warm.toFixed(2)} s; trying the next method`,
+    );
+  }
+  return fail(
+    '--cold: no method here evicts the input from the page cache (python fadvise, dd nocache, drop_caches)',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cells
+
+type Impl = 'read floor' | 'copy floor' | 'start-up' | 'phasor' | 'SciPy' | 'CuPy';
+
+interface Cell {
+  job: Job | 'floor' | 'start-up';
+  impl: Impl;
+  /** What the table shows in its "run by" column. */
+  name: string;
+  argv: string[];
+  /** Send the command's stdout to /dev/null rather than a pipe (the read floor). */
+  discardStdout?: boolean;
+  /** Throws when the run's output is missing or wrong. */
+  check: (stdout: string) => void;
+  outputs: string[];
+  times: number[];
+  rss: number[];
+  failed?: string;
+}
+
+function checkSize(path: string, expected: number): void {
+  if (!existsSync(path)) throw new Error(`${path} was not written`);
+  const size = statSync(path).size;
+  if (size !== expected) throw new Error(`${path} holds ${size} bytes, expected ${expected}`);
+}
+
+/** A .npy of float32 [specFrames, SPEC_FFT], header and size. */
+function checkNpy(path: string): void {
+  if (!existsSync(path)) throw new Error(`${path} was not written`);
+  const head = Buffer.alloc(4096);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${path} is not a .npy file`);
+  const v1 = head[6] === 1;
+  const headerBytes = (v1 ? 10 : 12) + (v1 ? head.readUInt16LE(8) : head.readUInt32LE(8));
+  const dict = head.toString('latin1', v1 ? 10 : 12, Math.min(headerBytes, head.length));
+  if (!dict.includes("'<f4'") || !dict.replace(/\s/g, '').includes(`(${specFrames},${SPEC_FFT})`)) {
+    throw new Error(`${path}: header ${dict.trim()}, expected '<f4' of shape (${specFrames}, ${SPEC_FFT})`);
+  }
+  checkSize(path, headerBytes + 4 * specFrames * SPEC_FFT);
+}
+
+function checkCorrelation(stdout: string): void {
+  const peaks = JSON.parse(stdout) as { lag: number; score: number }[];
+  const best = peaks[0];
+  if (!best || best.lag !== templateAt || !(best.score > 0.999)) {
+    throw new Error(`the template cut at ${templateAt} was not the best match: ${JSON.stringify(best)}`);
+  }
+}
+
+function checkPeaks(stdout: string): void {
+  const peaks = JSON.parse(stdout) as { frequency: number; level: number }[];
+  const tolerance = (3 * RATE) / PEAKS_FFT;
+  if (!peaks.some((p) => Math.abs(p.frequency - TONE_HZ) < tolerance)) {
+    throw new Error(`no peak within ${tolerance.toFixed(0)} Hz of the ${TONE_HZ.toFixed(0)} Hz tone`);
+  }
+}
+
+const raw = ['--format', 'cf32', '--rate', String(RATE)];
+
+function phasorCell(job: Job, backend: string): Cell {
+  const base = { job, impl: 'phasor' as const, name: `phasor ${backend}`, times: [], rss: [] };
+  const common = [...raw, '--backend', backend, '--json'];
+  const cli = (args: string[]) => [process.execPath, phasorJs, job, ...args, ...common];
+  switch (job) {
+    case 'filter': {
+      const out = join(dir, 'files-out.sigmf-data');
+      const meta = join(dir, 'files-out.sigmf-meta');
+      return {
+        ...base,
+        argv: cli([input, '--lowpass', String(LOWPASS), '--numtaps', String(NUMTAPS), '-o', out]),
+        check: () => {
+          checkSize(out, bytes);
+          if (!existsSync(meta)) throw new Error(`${meta} was not written`);
+        },
+        outputs: [out, meta],
+      };
+    }
+    case 'spectrogram': {
+      const out = join(dir, 'files-out.npy');
+      return {
+        ...base,
+        argv: cli([input, '--fft', String(SPEC_FFT), '--overlap', String(SPEC_OVERLAP), '-o', out]),
+        check: () => checkNpy(out),
+        outputs: [out],
+      };
+    }
+    case 'correlate':
+      return { ...base, argv: cli([input, template]), check: checkCorrelation, outputs: [] };
+    case 'peaks':
+      return { ...base, argv: cli([input, '--fft', String(PEAKS_FFT)]), check: checkPeaks, outputs: [] };
+  }
+}
+
+function pythonCell(job: Job, lib: 'numpy' | 'cupy'): Cell {
+  const impl = lib === 'numpy' ? 'SciPy' : 'CuPy';
+  const base = {
+    job,
+    impl: impl as Impl,
+    name: lib === 'numpy' ? 'SciPy script' : 'CuPy script',
+    times: [],
+    rss: [],
+  };
+  const py = (args: string[]) => [
+    values.python,
+    pyScript,
+    job,
+    '--lib',
+    lib,
+    '--rate',
+    String(RATE),
+    '--input',
+    input,
+    ...args,
+  ];
+  switch (job) {
+    case 'filter': {
+      const out = join(dir, 'files-out.cf32');
+      return {
+        ...base,
+        argv: py(['--lowpass', String(LOWPASS), '--numtaps', String(NUMTAPS), '--output', out]),
+        check: () => checkSize(out, bytes),
+        outputs: [out],
+      };
+    }
+    case 'spectrogram': {
+      const out = join(dir, 'files-out.npy');
+      return {
+        ...base,
+        argv: py(['--fft', String(SPEC_FFT), '--overlap', String(SPEC_OVERLAP), '--output', out]),
+        check: () => checkNpy(out),
+        outputs: [out],
+      };
+    }
+    case 'correlate':
+      return { ...base, argv: py(['--template', template]), check: checkCorrelation, outputs: [] };
+    case 'peaks':
+      return { ...base, argv: py(['--fft', String(PEAKS_FFT)]), check: checkPeaks, outputs: [] };
+  }
+}
+
+function floorCells(): Cell[] {
+  const copy = join(dir, 'files-copy.cf32');
+  return [
+    {
+      job: 'floor',
+      impl: 'read floor',
+      name: 'cat IN > /dev/null',
+      argv: ['cat', input],
+      discardStdout: true,
+      check: () => {},
+      outputs: [],
+      times: [],
+      rss: [],
+    },
+    {
+      job: 'floor',
+      impl: 'copy floor',
+      name: 'cat IN > COPY',
+      argv: ['sh', '-c', 'cat "$1" > "$2"', 'sh', input, copy],
+      check: () => checkSize(copy, bytes),
+      outputs: [copy],
+      times: [],
+      rss: [],
+    },
+  ];
+}
+
+/** What every job pays before it reads a sample: starting Node and loading the CLI, importing the libraries. */
+function startupCells(): Cell[] {
+  const cell = (name: string, argv: string[]): Cell => ({
+    job: 'start-up',
+    impl: 'start-up',
+    name,
+    argv,
+    check: () => {},
+    outputs: [],
+    times: [],
+    rss: [],
+  });
+  const cells = [cell('phasor --version', [process.execPath, phasorJs, '--version'])];
+  if (python.scipy) {
+    cells.push(cell('import numpy, scipy.signal', [values.python, '-c', 'import numpy, scipy.signal']));
+  }
+  if (python.cupy) {
+    cells.push(
+      cell('import cupy, cupyx.scipy.signal', [values.python, '-c', 'import cupy, cupyx.scipy.signal']),
+    );
+  }
+  return cells;
+}
+
+/** Whether `phasor --backend B` runs here; the reason when it does not. */
+function probeBackend(backend: string): string | null {
+  const r = run(process.execPath, [
+    phasorJs,
+    'peaks',
+    template,
+    ...raw,
+    '--fft',
+    '256',
+    '--backend',
+    backend,
+    '--json',
+  ]);
+  if (r.status === 0) return null;
+  const why = (r.stderr || String(r.error)).trim().split('\n')[0];
+  if (/not available|unknown backend|invalid|choices/i.test(why)) return why;
+  return fail(`phasor peaks --backend ${backend} failed on the template: ${why}`);
+}
+
+const hasTime = existsSync('/usr/bin/time');
+const rssFile = join(dir, 'files-rss.txt');
+
+function runCell(cell: Cell, evictor: Evictor | null): void {
+  for (const o of cell.outputs) rmSync(o, { force: true });
+  if (evictor && !evictor.evict([input, template])) throw new Error(`${evictor.name} failed`);
+  const argv = hasTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile, ...cell.argv] : cell.argv;
+  const t0 = performance.now();
+  const r = spawnSync(argv[0], argv.slice(1), {
+    encoding: 'utf8',
+    maxBuffer: 64 * MiB,
+    stdio: ['ignore', cell.discardStdout ? 'ignore' : 'pipe', 'pipe'],
+  });
+  const wall = (performance.now() - t0) / 1000;
+  try {
+    if (r.error) throw r.error;
+    if (r.status !== 0)
+      throw new Error(`exit ${r.status}: ${r.stderr.trim().split('\n').slice(-5).join('\n')}`);
+    cell.check(r.stdout ?? '');
+  } finally {
+    for (const o of cell.outputs) rmSync(o, { force: true });
+  }
+  cell.times.push(wall);
+  cell.rss.push(hasTime ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Statistics and the table
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function fmt(x: number, digits = 2): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : '—';
+}
+
+/** Seconds: three decimals below 10 s (a floor of a small file takes milliseconds). */
+function secs(x: number): string {
+  return fmt(x, x < 10 ? 3 : 2);
+}
+
+interface Summary {
+  job: string;
+  runBy: string;
+  backend?: string;
+  times: number[];
+  median: number;
+  min: number;
+  max: number;
+  mbPerS: number;
+  msamplesPerS: number;
+  peakRssMiB: number;
+  xReadFloor: number;
+  xCopyFloor: number;
+  scipyOverThis: number;
+  cupyOverThis: number;
+  failed?: string;
+}
+
+function summarize(cells: Cell[]): Summary[] {
+  const med = (job: string, impl: Impl) => {
+    const c = cells.find((x) => x.job === job && x.impl === impl && !x.failed);
+    return c && c.times.length ? median(c.times) : NaN;
+  };
+  const read = med('floor', 'read floor');
+  const copy = med('floor', 'copy floor');
+  return cells.map((c) => {
+    const m = c.times.length ? median(c.times) : NaN;
+    const isJob = c.job !== 'floor' && c.job !== 'start-up';
+    const scipy = c.impl === 'SciPy' || !isJob ? NaN : med(c.job, 'SciPy');
+    const cupy = c.impl === 'CuPy' || !isJob ? NaN : med(c.job, 'CuPy');
+    // Throughput and ratios to the floors say nothing of a start-up.
+    const perInput = c.job === 'start-up' ? NaN : m;
+    return {
+      job: c.job,
+      runBy: c.name,
+      ...(c.impl === 'phasor' ? { backend: c.name.split(' ')[1] } : {}),
+      times: c.times,
+      median: m,
+      min: Math.min(...c.times),
+      max: Math.max(...c.times),
+      mbPerS: bytes / MB / perInput,
+      msamplesPerS: frames / MB / perInput,
+      peakRssMiB: c.rss.length ? Math.max(...c.rss) : NaN,
+      xReadFloor: perInput / read,
+      xCopyFloor: perInput / copy,
+      scipyOverThis: scipy / m,
+      cupyOverThis: cupy / m,
+      ...(c.failed ? { failed: c.failed } : {}),
+    };
+  });
+}
+
+function table(rows: Summary[]): string {
+  const header = [
+    'job',
+    'run by',
+    'median s',
+    'min–max s',
+    'MB/s in',
+    'Msamples/s',
+    'peak RSS MiB',
+    '× read floor',
+    '× copy floor',
+    'SciPy ÷ this',
+    'CuPy ÷ this',
+  ];
+  const lines = rows.map((r) =>
+    r.failed
+      ? [r.job, r.runBy, 'failed', '', '', '', '', '', '', '', '']
+      : [
+          r.job,
+          r.runBy,
+          secs(r.median),
+          `${secs(r.min)}–${secs(r.max)}`,
+          fmt(r.mbPerS, 0),
+          fmt(r.msamplesPerS, 1),
+          fmt(r.peakRssMiB, 0),
+          fmt(r.xReadFloor),
+          fmt(r.xCopyFloor),
+          fmt(r.scipyOverThis),
+          fmt(r.cupyOverThis),
+        ],
+  );
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [row(header), row(header.map(() => '---')), ...lines.map(row)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Main
+
+mkdirSync(dir, { recursive: true });
+if (!existsSync(phasorJs) || !existsSync(join(root, 'dist'))) fail('build the CLI first: npm run build');
+if (!existsSync(input) || statSync(input).size !== bytes) generateInput();
+else log(`reusing ${input}`);
+writeTemplate();
+
+const machine = describeMachine();
+const python = probePython();
+const notes = [...python.notes];
+const cells: Cell[] = [...floorCells(), ...startupCells()];
+const available: string[] = [];
+for (const b of backends) {
+  const why = probeBackend(b);
+  if (why === null) available.push(b);
+  else notes.push(`backend ${b} skipped: ${why}`);
+}
+for (const job of jobs) {
+  for (const b of available) cells.push(phasorCell(job, b));
+  if (python.scipy) cells.push(pythonCell(job, 'numpy'));
+  if (python.cupy) cells.push(pythonCell(job, 'cupy'));
+}
+if (python.cupy) {
+  notes.push(
+    'CuPy compiles its kernels on first use and caches them on disk (~/.cupy/kernel_cache): a first run can be slower, which the spread shows',
+  );
+}
+if (!hasTime) notes.push('peak RSS not measured: /usr/bin/time is absent (Debian package "time")');
+
+let evictor: Evictor | null = null;
+let cache = 'warm: the input is read once before the first round and stays in the page cache';
+if (values.cold) {
+  const chosen = chooseEvictor();
+  evictor = chosen.evictor;
+  cache = `cold: the input and template evicted before every run by ${evictor.name} (${chosen.check})`;
+} else {
+  spawnSync('cat', [input, template], { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+const loadStart = loadavg();
+for (let round = 1; round <= runs; round++) {
+  for (const cell of cells) {
+    if (cell.failed) continue;
+    try {
+      runCell(cell, evictor);
+      log(`[${round}/${runs}] ${cell.job} · ${cell.name}: ${secs(cell.times[cell.times.length - 1])} s`);
+    } catch (e) {
+      cell.failed = e instanceof Error ? e.message : String(e);
+      log(
+        `[${round}/${runs}] ${cell.job} · ${cell.name}: FAILED\n  ${cell.argv.join(' ')}\n  ${cell.failed}`,
+      );
+    }
+  }
+}
+const loadEnd = loadavg();
+
+const summary = summarize(cells);
+const command = `npx tsx bench/files.ts ${process.argv.slice(2).join(' ')}`.trim();
+const settings = [
+  `input: ${label} raw cf32 (${frames} complex samples at ${RATE / 1e6} MHz), ${input}`,
+  `filter: --lowpass ${LOWPASS / 1e3}k --numtaps ${NUMTAPS} → .sigmf-data (cf32, same size as the input)`,
+  `spectrogram: --fft ${SPEC_FFT} --overlap ${SPEC_OVERLAP} → .npy (${specFrames} × ${SPEC_FFT} float32, ${((4 * specFrames * SPEC_FFT) / MiB).toFixed(0)} MiB)`,
+  `correlate: a ${TEMPLATE_FRAMES}-sample template cut at sample ${templateAt}; peaks: --fft ${PEAKS_FFT}`,
+];
+const out = [
+  `Whole-file jobs, ${runs} run${runs === 1 ? '' : 's'} each, round-robin (bench/files.ts)`,
+  '',
+  `- command: \`${command}\``,
+  ...Object.entries(machine).map(([k, v]) => `- ${k}: ${v}`),
+  `- Python: ${[python.scipy, python.cupy].filter((x) => x !== null).join(', ') || 'absent'}`,
+  `- load average (1 min) at start ${loadStart[0].toFixed(2)}, at end ${loadEnd[0].toFixed(2)}`,
+  `- cache: ${cache}`,
+  ...settings.map((s) => `- ${s}`),
+  ...notes.map((n) => `- ${n}`),
+  '',
+  table(summary),
+  '',
+  'Wall time of the whole process (spawned, medians); MB/s and Msamples/s of input; peak RSS of the process',
+  "(GNU time); × floor: median ÷ the floor's median (1.00 = at the floor); SciPy ÷ this: how many times",
+  'faster than the SciPy script (above 1: faster), CuPy ÷ this likewise. Start-up rows: what each process',
+  'of that kind spends before it reads a sample (included in every job row).',
+];
+console.log(out.join('\n'));
+
+if (values.json) {
+  writeFileSync(
+    values.json,
+    JSON.stringify(
+      { machine, python, command, cache, settings, notes, loadStart, loadEnd, cells: summary },
+      null,
+      2,
+    ),
+  );
+}
+rmSync(rssFile, { force: true });
+if (cells.some((c) => c.failed)) {
+  log(
+    `failed: ${cells
+      .filter((c) => c.failed)
+      .map((c) => `${c.job} · ${c.name}`)
+      .join(', ')}`,
+  );
+  process.exit(1);
+}
