@@ -3,7 +3,8 @@
 //
 //   npm run build && npx tsx bench/files.ts [--size 256M|1G|4G] [--dir /tmp/phasor-bench]
 //     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks] [--runs 5] [--cold]
-//     [--python python3] [--json out.json]
+//     [--python python3] [--json out.json] [--baseline OTHER/dist/electron/cli/main.js]
+//     [--scripts scipy,cupy]
 //
 // Writes (once; reused while its size matches) a raw cf32 file of complex noise plus two tones, and a
 // 4096-sample template cut from it. Every cell is one spawned process, timed whole: the floors (`cat IN >
@@ -13,6 +14,8 @@
 // rounds, so a change in the machine's load touches them alike. Each run's output is checked (size, .npy
 // shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
 // page cache before every run. Prints a Markdown table (medians, spread, throughput, peak RSS, ratios).
+// --baseline adds the same phasor jobs run by another build's CLI (a checkout of an older commit, built),
+// side by side in the same rounds: before and after on one machine.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
@@ -71,6 +74,8 @@ const { values } = parseArgs({
     cold: { type: 'boolean', default: false },
     python: { type: 'string', default: 'python3' },
     json: { type: 'string' },
+    baseline: { type: 'string' },
+    scripts: { type: 'string', default: 'scipy,cupy' },
   },
 });
 
@@ -397,10 +402,12 @@ function checkPeaks(stdout: string): void {
 
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
-function phasorCell(job: Job, backend: string): Cell {
-  const base = { job, impl: 'phasor' as const, name: `phasor ${backend}`, times: [], rss: [] };
+/** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table. */
+function phasorCell(job: Job, backend: string, js?: string): Cell {
+  const name = js === undefined ? `phasor ${backend}` : `phasor ${backend} (baseline)`;
+  const base = { job, impl: 'phasor' as const, name, times: [], rss: [] };
   const common = [...raw, '--backend', backend, '--json'];
-  const cli = (args: string[]) => [process.execPath, phasorJs, job, ...args, ...common];
+  const cli = (args: string[]) => [process.execPath, js ?? phasorJs, job, ...args, ...common];
   switch (job) {
     case 'filter': {
       const out = join(dir, 'files-out.sigmf-data');
@@ -688,6 +695,7 @@ if (!existsSync(input) || statSync(input).size !== bytes) generateInput();
 else log(`reusing ${input}`);
 writeTemplate();
 
+const scripts = new Set(values.scripts.split(',').filter((x) => x.length > 0));
 const machine = describeMachine();
 const python = probePython();
 const notes = [...python.notes];
@@ -699,9 +707,12 @@ for (const b of backends) {
   else notes.push(`backend ${b} skipped: ${why}`);
 }
 for (const job of jobs) {
-  for (const b of available) cells.push(phasorCell(job, b));
-  if (python.scipy) cells.push(pythonCell(job, 'numpy'));
-  if (python.cupy) cells.push(pythonCell(job, 'cupy'));
+  for (const b of available) {
+    if (values.baseline !== undefined) cells.push(phasorCell(job, b, values.baseline));
+    cells.push(phasorCell(job, b));
+  }
+  if (python.scipy && scripts.has('scipy')) cells.push(pythonCell(job, 'numpy'));
+  if (python.cupy && scripts.has('cupy')) cells.push(pythonCell(job, 'cupy'));
 }
 if (python.cupy) {
   notes.push(
