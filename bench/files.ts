@@ -340,7 +340,7 @@ function chooseEvictor(): { evictor: Evictor; check: string } {
 // ---------------------------------------------------------------------------------------------------
 // Cells
 
-type Impl = 'read floor' | 'copy floor' | 'start-up' | 'phasor' | 'SciPy' | 'CuPy';
+type Impl = 'read floor' | 'copy floor' | 'durable copy floor' | 'start-up' | 'phasor' | 'SciPy' | 'CuPy';
 
 interface Cell {
   job: Job | 'floor' | 'start-up';
@@ -509,6 +509,18 @@ function floorCells(): Cell[] {
       times: [],
       rss: [],
     },
+    {
+      // phasor's outputs are fsynced before they are renamed into place (durable once it says "wrote"):
+      // the same copy, flushed to the disk, is their floor
+      job: 'floor',
+      impl: 'durable copy floor',
+      name: 'dd IN > COPY, fdatasync',
+      argv: ['dd', `if=${input}`, `of=${copy}`, 'bs=8M', 'conv=fdatasync', 'status=none'],
+      check: () => checkSize(copy, bytes),
+      outputs: [copy],
+      times: [],
+      rss: [],
+    },
   ];
 }
 
@@ -612,6 +624,7 @@ interface Summary {
   peakRssMiB: number;
   xReadFloor: number;
   xCopyFloor: number;
+  xDurableFloor: number;
   scipyOverThis: number;
   cupyOverThis: number;
   failed?: string;
@@ -624,6 +637,7 @@ function summarize(cells: Cell[]): Summary[] {
   };
   const read = med('floor', 'read floor');
   const copy = med('floor', 'copy floor');
+  const durable = med('floor', 'durable copy floor');
   return cells.map((c) => {
     const m = c.times.length ? median(c.times) : NaN;
     const isJob = c.job !== 'floor' && c.job !== 'start-up';
@@ -644,6 +658,7 @@ function summarize(cells: Cell[]): Summary[] {
       peakRssMiB: c.rss.length ? Math.max(...c.rss) : NaN,
       xReadFloor: perInput / read,
       xCopyFloor: perInput / copy,
+      xDurableFloor: perInput / durable,
       scipyOverThis: scipy / m,
       cupyOverThis: cupy / m,
       ...(c.failed ? { failed: c.failed } : {}),
@@ -662,12 +677,13 @@ function table(rows: Summary[]): string {
     'peak RSS MiB',
     '× read floor',
     '× copy floor',
+    '× durable floor',
     'SciPy ÷ this',
     'CuPy ÷ this',
   ];
   const lines = rows.map((r) =>
     r.failed
-      ? [r.job, r.runBy, 'failed', '', '', '', '', '', '', '', '']
+      ? [r.job, r.runBy, 'failed', '', '', '', '', '', '', '', '', '']
       : [
           r.job,
           r.runBy,
@@ -678,6 +694,7 @@ function table(rows: Summary[]): string {
           fmt(r.peakRssMiB, 0),
           fmt(r.xReadFloor),
           fmt(r.xCopyFloor),
+          fmt(r.xDurableFloor),
           fmt(r.scipyOverThis),
           fmt(r.cupyOverThis),
         ],
@@ -770,7 +787,8 @@ const out = [
   table(summary),
   '',
   'Wall time of the whole process (spawned, medians); MB/s and Msamples/s of input; peak RSS of the process',
-  "(GNU time); × floor: median ÷ the floor's median (1.00 = at the floor); SciPy ÷ this: how many times",
+  "(GNU time); × floor: median ÷ the floor's median (1.00 = at the floor; the durable floor is the copy",
+  'flushed to the disk, as phasor flushes its outputs before renaming them); SciPy ÷ this: how many times',
   'faster than the SciPy script (above 1: faster), CuPy ÷ this likewise. Start-up rows: what each process',
   'of that kind spends before it reads a sample (included in every job row).',
 ];
