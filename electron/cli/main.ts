@@ -6,19 +6,26 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { formatError, PhasorError } from '../engine/errors.js';
 import { removePendingTemporaries } from '../engine/io/index.js';
-import { registerBench } from './commands/bench.js';
-import { registerCorrelate } from './commands/correlate.js';
-import { registerFilter } from './commands/filter.js';
-import { registerInfo } from './commands/info.js';
-import { registerMonitor } from './commands/monitor.js';
-import { registerPeaks } from './commands/peaks.js';
-import { registerServe } from './commands/serve.js';
-import { registerSpectrogram } from './commands/spectrogram.js';
 import { interrupt } from './util.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+type Register = (program: Command) => void;
+
+/** The commands in help order, each loaded only when it runs (or for the full help): a job does not pay for
+ * loading the web server, the benchmarks or the PNG encoder it does not use. */
+const COMMANDS: Array<[string, () => Promise<Register>]> = [
+  ['info', async () => (await import('./commands/info.js')).registerInfo],
+  ['peaks', async () => (await import('./commands/peaks.js')).registerPeaks],
+  ['spectrogram', async () => (await import('./commands/spectrogram.js')).registerSpectrogram],
+  ['filter', async () => (await import('./commands/filter.js')).registerFilter],
+  ['correlate', async () => (await import('./commands/correlate.js')).registerCorrelate],
+  ['bench', async () => (await import('./commands/bench.js')).registerBench],
+  ['serve', async () => (await import('./commands/serve.js')).registerServe],
+  ['monitor', async () => (await import('./commands/monitor.js')).registerMonitor],
+];
 
 function cleanup(): void {
   removePendingTemporaries();
@@ -45,14 +52,10 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({
       outputError: (str, write) => write(`phasor: ${str.replace(/^error: /, '')}`),
     });
-  registerInfo(program);
-  registerPeaks(program);
-  registerSpectrogram(program);
-  registerFilter(program);
-  registerCorrelate(program);
-  registerBench(program);
-  registerServe(program);
-  registerMonitor(program);
+  // The command is the first word that is not an option (the global options take no value).
+  const named = argv.find((a) => !a.startsWith('-'));
+  const only = COMMANDS.find(([name]) => name === named);
+  for (const [, load] of only ? [only] : COMMANDS) (await load())(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
 
   process.once('exit', cleanup);
