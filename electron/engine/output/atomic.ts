@@ -16,8 +16,14 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   return {
     path,
     async write(data) {
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       try {
-        await tmp.handle.write(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        // A write may store fewer bytes than asked (a disk filling up): go on until all are stored or
+        // the next write fails (ENOSPC), never taking a short write for a whole one.
+        for (let done = 0; done < bytes.length;) {
+          const { bytesWritten } = await tmp.handle.write(bytes, done, bytes.length - done);
+          done += bytesWritten;
+        }
       } catch (e) {
         throw ioError(path, e);
       }
