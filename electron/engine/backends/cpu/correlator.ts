@@ -148,6 +148,7 @@ export class CpuCorrelator implements Correlator {
           kind: 'corr-os',
           complex: this.complex,
           size: this.size,
+          single: this.exec.single32(this.size),
           templateLength: M,
           templateNorm: this.templateNorm,
           spectrum: this.spectrum!,

@@ -6,6 +6,7 @@ import type { ArrayInput, Backend, DeviceArray, ProcessorInput } from '../backen
 import { isRawSamples, toFloat32 } from '../../types.js';
 import { runTasks, type Job } from './kernels.js';
 import type { WorkerPool } from './pool.js';
+import { isPowerOfTwo } from './simd.js';
 
 /**
  * Jobs cheaper than this (in flop-like units, see fftCost) run on the calling thread. Measured with
@@ -51,7 +52,14 @@ export class Executor {
     readonly backend: Backend,
     readonly pool: WorkerPool | null,
     readonly inlineLimit = INLINE_COST_LIMIT,
+    /** Power-of-two transforms in float32 SIMD (kernels32.ts) rather than float64. */
+    readonly single = false,
   ) {}
+
+  /** True when a transform of size n (≥ min) runs in float32 SIMD: single precision and a power of two. */
+  single32(n: number, min = 1): boolean {
+    return this.single && n >= min && isPowerOfTwo(n);
+  }
 
   /** True when a job of this cost should run on the workers. */
   shared(cost: number): boolean {

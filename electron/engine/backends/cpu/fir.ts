@@ -152,6 +152,7 @@ export class CpuFir implements FirFilter {
       job = {
         kind: 'fir-os',
         size: this.size,
+        single: this.exec.single32(this.size),
         numtaps: M,
         lanes: V,
         frames,

@@ -3,10 +3,12 @@
 // arrays) and in the worker pool (large jobs, every array backed by a SharedArrayBuffer, each worker taking
 // ranges of tasks), so both paths give bit-identical results.
 //
-// All arithmetic is float64; inputs and outputs are float32.
+// Arithmetic is float64 (inputs and outputs float32), except for jobs marked `single`: power-of-two
+// transforms that kernels32.ts computes in float32 with WebAssembly SIMD.
 
 import { getFftPlan, getRealFftPlan } from '../../fft/index.js';
 import { columnBins, spectrumBins } from '../../protocol/shape.js';
+import { corrSegment32, runFft32, runFirOverlapSave32, runRealFft32, runSpectrogram32 } from './kernels32.js';
 
 // ------------------------------------------------------------------------------------------------
 // Job descriptions
@@ -16,6 +18,8 @@ export interface FftJob {
   kind: 'fft';
   n: number;
   inverse: boolean;
+  /** float32 SIMD (kernels32.ts); only for powers of two. */
+  single?: boolean;
   input: Float32Array;
   output: Float32Array;
 }
@@ -24,6 +28,8 @@ export interface FftJob {
 export interface RealFftJob {
   kind: 'rfft' | 'irfft';
   n: number;
+  /** float32 SIMD (kernels32.ts); only for powers of two ≥ 4. */
+  single?: boolean;
   input: Float32Array;
   output: Float32Array;
 }
@@ -32,6 +38,8 @@ export interface RealFftJob {
 export interface SpectrogramJob {
   kind: 'spectrogram';
   n: number;
+  /** float32 SIMD transforms (kernels32.ts); only for powers of two ≥ 4. */
+  single?: boolean;
   hop: number;
   complex: boolean;
   window: Float64Array;
@@ -69,6 +77,8 @@ export interface FirDirectJob {
 export interface FirOverlapSaveJob {
   kind: 'fir-os';
   size: number;
+  /** float32 SIMD transforms (kernels32.ts); the size is a power of two. */
+  single?: boolean;
   numtaps: number;
   lanes: number;
   /** Output frames wanted (the last segment may be cut short). */
@@ -97,6 +107,8 @@ export interface CorrDirectJob {
 export interface CorrOverlapSaveJob {
   kind: 'corr-os';
   complex: boolean;
+  /** float32 SIMD transforms (kernels32.ts); the size is a power of two. */
+  single?: boolean;
   size: number;
   templateLength: number;
   templateNorm: number;
@@ -136,16 +148,16 @@ const GROUP_VALUES = 1 << 15;
 export function runTasks(job: Job, start: number, end: number): void {
   switch (job.kind) {
     case 'fft':
-      return runFft(job, start, end);
+      return job.single === true ? runFft32(job, start, end) : runFft(job, start, end);
     case 'rfft':
     case 'irfft':
-      return runRealFft(job, start, end);
+      return job.single === true ? runRealFft32(job, start, end) : runRealFft(job, start, end);
     case 'spectrogram':
-      return runSpectrogram(job, start, end);
+      return job.single === true ? runSpectrogram32(job, start, end) : runSpectrogram(job, start, end);
     case 'fir-direct':
       return runFirDirect(job, start, end);
     case 'fir-os':
-      return runFirOverlapSave(job, start, end);
+      return job.single === true ? runFirOverlapSave32(job, start, end) : runFirOverlapSave(job, start, end);
     case 'corr-direct':
       return runCorrDirect(job, start, end);
     case 'corr-os':
@@ -382,11 +394,19 @@ function runCorrDirect(job: CorrDirectJob, start: number, end: number): void {
 function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number): void {
   const { complex, size: L, templateLength: M, templateNorm, spectrum: T, lags, input: x, scores } = job;
   const S = L - M + 1;
+  let state32: Parameters<typeof corrSegment32>[2] = null;
   for (let seg = start; seg < end; seg++) {
     const l0 = seg * S;
     const count = Math.min(S, lags - l0);
-    let c: Float64Array;
-    if (complex) {
+    // The segment's correlation: c[co + i] (real) or c[co + 2i], c[co + 2i + 1] (complex).
+    let c: Float64Array | Float32Array;
+    let co = 0;
+    if (job.single === true) {
+      const r = corrSegment32(job, seg, state32);
+      state32 = r.state;
+      c = r.c;
+      co = r.offset;
+    } else if (complex) {
       const z = buf(0, 2 * L);
       for (let i = 0; i < 2 * L; i++) z[i] = x[2 * l0 + i];
       const plan = getFftPlan(L);
@@ -417,7 +437,7 @@ function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number)
       if (p !== 0) nonzero++;
     }
     for (let i = 0; i < count; i++) {
-      const num = complex ? Math.hypot(c[2 * i], c[2 * i + 1]) : Math.abs(c[i]);
+      const num = complex ? Math.hypot(c[co + 2 * i], c[co + 2 * i + 1]) : Math.abs(c[co + i]);
       const energy = e + comp;
       scores[l0 + i] = nonzero > 0 ? score(num, templateNorm, energy) : 0;
       if (i + 1 < count) {

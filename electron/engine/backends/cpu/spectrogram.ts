@@ -82,6 +82,7 @@ export class CpuSpectrogram implements SpectrogramProcessor {
       job = {
         kind: 'spectrogram',
         n,
+        single: this.exec.single32(n, 4),
         hop,
         complex: this.complex,
         window: this.window,
