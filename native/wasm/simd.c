@@ -44,6 +44,23 @@ ALWAYS_INLINE void tw2(const float *tw, int k, int d, V *r, V *i) {
   *i = wasm_i32x4_shuffle(a, b, 2, 3, 6, 7);
 }
 
+/** The butterflies of one p of a radix-4 pass (s ≥ 2): q = 0 … s−1, two at a time; `twiddled` = 0 skips
+ * the multiplies (p = 0). */
+ALWAYS_INLINE void columns4(const float *xp, float *yp, int s, int q4, int inv, int twiddled, V r1, V i1,
+                            V r2, V i2, V r3, V i3) {
+  for (int q = 0; q < s; q += 2) {
+    V a = wasm_v128_load(xp + 2 * q), b = wasm_v128_load(xp + 2 * (q + q4));
+    V c = wasm_v128_load(xp + 2 * (q + 2 * q4)), d = wasm_v128_load(xp + 2 * (q + 3 * q4));
+    V apc = wasm_f32x4_add(a, c), amc = wasm_f32x4_sub(a, c);
+    V bpd = wasm_f32x4_add(b, d), jbmd = mulj(wasm_f32x4_sub(b, d), inv);
+    V o1 = wasm_f32x4_add(amc, jbmd), o2 = wasm_f32x4_sub(apc, bpd), o3 = wasm_f32x4_sub(amc, jbmd);
+    wasm_v128_store(yp + 2 * q, wasm_f32x4_add(apc, bpd));
+    wasm_v128_store(yp + 2 * (q + s), twiddled ? cmulw(o1, r1, i1, inv) : o1);
+    wasm_v128_store(yp + 2 * (q + 2 * s), twiddled ? cmulw(o2, r2, i2, inv) : o2);
+    wasm_v128_store(yp + 2 * (q + 3 * s), twiddled ? cmulw(o3, r3, i3, inv) : o3);
+  }
+}
+
 /**
  * One radix-4 Stockham pass: sub-transforms of length m (= n/s) at stride s. For p < m/4, q < s:
  *   y[q + s(4p+r)] = W_m^{rp} · Σ_u x[q + s(p + u·m/4)] · (∓j)^{ru}
@@ -87,36 +104,15 @@ ALWAYS_INLINE void pass4(const float *x, float *y, const float *tw, int n, int s
     return;
   }
   const int q4 = s * m4; // distance between the four inputs, in complex values
-  for (int p = 0; p < m4; p++) {
-    const float *xp = x + 2 * s * p;
-    float *yp = y + 8 * s * p;
-    if (p == 0) {
-      for (int q = 0; q < s; q += 2) {
-        V a = wasm_v128_load(xp + 2 * q), b = wasm_v128_load(xp + 2 * (q + q4));
-        V c = wasm_v128_load(xp + 2 * (q + 2 * q4)), d = wasm_v128_load(xp + 2 * (q + 3 * q4));
-        V apc = wasm_f32x4_add(a, c), amc = wasm_f32x4_sub(a, c);
-        V bpd = wasm_f32x4_add(b, d), jbmd = mulj(wasm_f32x4_sub(b, d), inv);
-        wasm_v128_store(yp + 2 * q, wasm_f32x4_add(apc, bpd));
-        wasm_v128_store(yp + 2 * (q + s), wasm_f32x4_add(amc, jbmd));
-        wasm_v128_store(yp + 2 * (q + 2 * s), wasm_f32x4_sub(apc, bpd));
-        wasm_v128_store(yp + 2 * (q + 3 * s), wasm_f32x4_sub(amc, jbmd));
-      }
-      continue;
-    }
+  const V one_r = wasm_f32x4_splat(1.0f), zero = wasm_f32x4_splat(0.0f);
+  // p = 0 has unit twiddles: no multiplies (in the last radix-4 pass, where m = 4, that is every column).
+  columns4(x, y, s, q4, inv, 0, one_r, zero, one_r, zero, one_r, zero);
+  for (int p = 1; p < m4; p++) {
     V r1, i1, r2, i2, r3, i3;
     tw1(tw, p * s, &r1, &i1);
     tw1(tw, 2 * p * s, &r2, &i2);
     tw1(tw, 3 * p * s, &r3, &i3);
-    for (int q = 0; q < s; q += 2) {
-      V a = wasm_v128_load(xp + 2 * q), b = wasm_v128_load(xp + 2 * (q + q4));
-      V c = wasm_v128_load(xp + 2 * (q + 2 * q4)), d = wasm_v128_load(xp + 2 * (q + 3 * q4));
-      V apc = wasm_f32x4_add(a, c), amc = wasm_f32x4_sub(a, c);
-      V bpd = wasm_f32x4_add(b, d), jbmd = mulj(wasm_f32x4_sub(b, d), inv);
-      wasm_v128_store(yp + 2 * q, wasm_f32x4_add(apc, bpd));
-      wasm_v128_store(yp + 2 * (q + s), cmulw(wasm_f32x4_add(amc, jbmd), r1, i1, inv));
-      wasm_v128_store(yp + 2 * (q + 2 * s), cmulw(wasm_f32x4_sub(apc, bpd), r2, i2, inv));
-      wasm_v128_store(yp + 2 * (q + 3 * s), cmulw(wasm_f32x4_sub(amc, jbmd), r3, i3, inv));
-    }
+    columns4(x + 2 * s * p, y + 8 * s * p, s, q4, inv, 1, r1, i1, r2, i2, r3, i3);
   }
 }
 

@@ -32,7 +32,7 @@ import type {
 import { CpuCorrelator } from './correlator.js';
 import { CpuDeviceArray, Executor, INLINE_COST_LIMIT, fftCost } from './executor.js';
 import { CpuFir } from './fir.js';
-import type { Job } from './kernels.js';
+import type { Job } from './jobs.js';
 import { WorkerPool, defaultWorkerSpec } from './pool.js';
 import { CpuSpectrogram } from './spectrogram.js';
 import { simdKernels, simdUnavailableReason } from './simd.js';

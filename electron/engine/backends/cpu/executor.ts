@@ -4,7 +4,8 @@
 import { InvalidArgumentError } from '../../errors.js';
 import type { ArrayInput, Backend, DeviceArray, ProcessorInput } from '../backend.js';
 import { isRawSamples, toFloat32 } from '../../types.js';
-import { runTasks, type Job } from './kernels.js';
+import type { Job } from './jobs.js';
+import { runTasks } from './kernels.js';
 import type { WorkerPool } from './pool.js';
 import { isPowerOfTwo } from './simd.js';
 

@@ -7,126 +7,20 @@
 // transforms that kernels32.ts computes in float32 with WebAssembly SIMD.
 
 import { getFftPlan, getRealFftPlan } from '../../fft/index.js';
-import { columnBins, spectrumBins } from '../../protocol/shape.js';
+import { spectrumBins } from '../../protocol/shape.js';
+import type {
+  CorrDirectJob,
+  CorrOverlapSaveJob,
+  FftJob,
+  FirDirectJob,
+  FirOverlapSaveJob,
+  Job,
+  RealFftJob,
+  SpectrogramJob,
+} from './jobs.js';
+import { firTask } from './jobs.js';
+import { columnEdges, writeRow } from './levels.js';
 import { corrSegment32, runFft32, runFirOverlapSave32, runRealFft32, runSpectrogram32 } from './kernels32.js';
-
-// ------------------------------------------------------------------------------------------------
-// Job descriptions
-
-/** Batched complex FFT: task t transforms input[2n·t …] into output[2n·t …]. */
-export interface FftJob {
-  kind: 'fft';
-  n: number;
-  inverse: boolean;
-  /** float32 SIMD (kernels32.ts); only for powers of two. */
-  single?: boolean;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Batched real FFT (n reals → floor(n/2)+1 bins) or its inverse. */
-export interface RealFftJob {
-  kind: 'rfft' | 'irfft';
-  n: number;
-  /** float32 SIMD (kernels32.ts); only for powers of two ≥ 4. */
-  single?: boolean;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Spectrogram frames: task f windows samples from f·hop (in samples), transforms, writes row f. */
-export interface SpectrogramJob {
-  kind: 'spectrogram';
-  n: number;
-  /** float32 SIMD transforms (kernels32.ts); only for powers of two ≥ 4. */
-  single?: boolean;
-  hop: number;
-  complex: boolean;
-  window: Float64Array;
-  /** Samples from the first frame's start (interleaved I/Q when complex). */
-  samples: Float32Array;
-  /** Output bins per row after reduction (bins when columns = 0). */
-  width: number;
-  /** Reduce to this many columns (max of each column's bins); 0 = no reduction. */
-  columns: number;
-  /** |X|² × norm is the power relative to full scale (1 / Σw²… see spectrogram.ts); DC/Nyquist use normEdge. */
-  norm: number;
-  normEdge: number;
-  floorDb: number;
-  /** frames × width levels (dB). */
-  rows: Float32Array;
-  /** frames × width linear power, when averaging needs it. */
-  linear: Float64Array | null;
-}
-
-/** Direct-form FIR over `frames` frames of `lanes` interleaved real streams. `input` starts M−1 frames early
- * (the history). Task t computes frames [t·chunk, (t+1)·chunk). */
-export interface FirDirectJob {
-  kind: 'fir-direct';
-  taps: Float64Array;
-  lanes: number;
-  frames: number;
-  chunk: number;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Overlap-save FIR. Segment j yields output frames [j·S, (j+1)·S) from input frames [j·S, j·S+L) of `input`
- * (which starts M−1 frames before the first output). Task t = segment ⌊t/groups⌋, stream group t mod groups
- * (pairs of lanes as one complex FFT, an odd last lane through the real FFT). */
-export interface FirOverlapSaveJob {
-  kind: 'fir-os';
-  size: number;
-  /** float32 SIMD transforms (kernels32.ts); the size is a power of two. */
-  single?: boolean;
-  numtaps: number;
-  lanes: number;
-  /** Output frames wanted (the last segment may be cut short). */
-  frames: number;
-  /** Spectrum of the taps zero-padded to `size` (interleaved complex, size values). */
-  spectrum: Float64Array;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Direct normalized correlation: lag i of the job uses samples [i, i+M) of `input`. Task t = lags
- * [t·chunk, (t+1)·chunk). */
-export interface CorrDirectJob {
-  kind: 'corr-direct';
-  complex: boolean;
-  /** The template (interleaved when complex), float64. */
-  template: Float64Array;
-  templateNorm: number;
-  lags: number;
-  chunk: number;
-  input: Float32Array;
-  scores: Float32Array;
-}
-
-/** FFT correlation: segment j (a task) gives lags [j·S, j·S+S) from samples [j·S, j·S+L). */
-export interface CorrOverlapSaveJob {
-  kind: 'corr-os';
-  complex: boolean;
-  /** float32 SIMD transforms (kernels32.ts); the size is a power of two. */
-  single?: boolean;
-  size: number;
-  templateLength: number;
-  templateNorm: number;
-  /** Conjugate spectrum of the template zero-padded to `size` (interleaved complex). */
-  spectrum: Float64Array;
-  lags: number;
-  input: Float32Array;
-  scores: Float32Array;
-}
-
-export type Job =
-  | FftJob
-  | RealFftJob
-  | SpectrogramJob
-  | FirDirectJob
-  | FirOverlapSaveJob
-  | CorrDirectJob
-  | CorrOverlapSaveJob;
 
 // ------------------------------------------------------------------------------------------------
 // Scratch (per thread; jobs never run re-entrantly)
@@ -215,9 +109,7 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
   const half = n >> 1;
   const plan = complex ? getFftPlan(n) : null;
   const rplan = complex ? null : getRealFftPlan(n);
-  // Display column c takes the max of bins [edges[c], edges[c+1]).
-  const edges = new Int32Array(columns + 1);
-  for (let c = 0; c < columns; c++) [edges[c], edges[c + 1]] = columnBins(c, bins, columns);
+  const edges = columnEdges(bins, columns);
   for (let f = start; f < end; f++) {
     if (plan !== null) {
       const base = 2 * f * hop;
@@ -247,22 +139,7 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
         power[k] = (re * re + im * im) * (edge ? normEdge : norm);
       }
     }
-    const row = f * width;
-    if (columns > 0) {
-      for (let c = 0; c < columns; c++) {
-        const lo = edges[c];
-        const hi = edges[c + 1];
-        let m = power[lo];
-        for (let k = lo + 1; k < hi; k++) if (power[k] > m) m = power[k];
-        power[c] = m; // c ≤ lo: reducing in place never overwrites a bin still needed
-      }
-    }
-    for (let c = 0; c < width; c++) {
-      const p = power[c];
-      if (linear !== null) linear[row + c] = p;
-      const db = p > 0 ? 10 * Math.log10(p) : -Infinity;
-      rows[row + c] = db > floorDb ? db : floorDb;
-    }
+    writeRow(power, edges, width, f * width, rows, linear, floorDb);
   }
 }
 
@@ -288,17 +165,12 @@ function runFirDirect(job: FirDirectJob, start: number, end: number): void {
 }
 
 function runFirOverlapSave(job: FirOverlapSaveJob, start: number, end: number): void {
-  const { size: L, numtaps: M, lanes, frames, spectrum: H, input, output } = job;
-  const S = L - M + 1;
+  const { size: L, numtaps: M, lanes, spectrum: H, input, output } = job;
   const pairs = lanes >> 1;
-  const groups = pairs + (lanes & 1);
   const plan = getFftPlan(L);
   const z = buf(0, 2 * L);
   for (let t = start; t < end; t++) {
-    const seg = Math.floor(t / groups);
-    const g = t - seg * groups;
-    const f0 = seg * S;
-    const count = Math.min(S, frames - f0);
+    const { g, f0, count } = firTask(job, t);
     if (g < pairs) {
       // Two real lanes as one complex signal: real taps keep them apart (re → lane v, im → lane v+1).
       const v = 2 * g;

@@ -5,8 +5,10 @@
 // the same computation on the same data wherever it runs, so results stay bit-identical across block
 // sizes and between the calling thread and the workers.
 
-import { columnBins, spectrumBins } from '../../protocol/shape.js';
-import type { CorrOverlapSaveJob, FftJob, FirOverlapSaveJob, RealFftJob, SpectrogramJob } from './kernels.js';
+import { spectrumBins } from '../../protocol/shape.js';
+import type { CorrOverlapSaveJob, FftJob, FirOverlapSaveJob, RealFftJob, SpectrogramJob } from './jobs.js';
+import { firTask } from './jobs.js';
+import { columnEdges, writeRow } from './levels.js';
 import { simdKernels, simdUnavailableReason, type SimdKernels } from './simd.js';
 
 /** Values staged per call of a batched transform (a few hundred KiB: stays in the core's cache). */
@@ -69,24 +71,19 @@ function stageSpectrum(k: SimdKernels, spectrum: Float64Array, count: number): n
 }
 
 export function runFirOverlapSave32(job: FirOverlapSaveJob, start: number, end: number): void {
-  const { size: L, numtaps: M, lanes, frames, input, output } = job;
+  const { size: L, numtaps: M, lanes, input, output } = job;
   const k = kernels();
   k.begin();
   const tw = k.twiddles(L);
   const twh = k.twiddles(L >> 1);
-  const S = L - M + 1;
   const pairs = lanes >> 1;
-  const groups = pairs + (lanes & 1);
   const h = stageSpectrum(k, job.spectrum, L);
   const z = k.alloc(2 * L + 4);
   const s = k.alloc(2 * L);
   const f32 = k.f32;
   const fn = k.fn;
   for (let t = start; t < end; t++) {
-    const seg = Math.floor(t / groups);
-    const g = t - seg * groups;
-    const f0 = seg * S;
-    const count = Math.min(S, frames - f0);
+    const { g, f0, count } = firTask(job, t);
     if (g < pairs) {
       // Two real lanes as one complex signal: real taps keep them apart (re → lane v, im → lane v+1).
       const v = 2 * g;
@@ -163,22 +160,10 @@ export function corrSegment32(
   return { c: f32, offset: s, state };
 }
 
-/** Spectrogram frames in float32: window and transform in the kernels, levels in float64 as kernels.ts. */
+/** Spectrogram frames in float32: window, transform and power in the kernels, levels in float64 (writeRow). */
 export function runSpectrogram32(job: SpectrogramJob, start: number, end: number): void {
-  const {
-    n,
-    hop,
-    complex,
-    window: win,
-    samples,
-    width,
-    columns,
-    norm,
-    normEdge,
-    floorDb,
-    rows,
-    linear,
-  } = job;
+  const { n, hop, complex, samples, width, columns, norm, normEdge } = job;
+  const win = job.window;
   const k = kernels();
   k.begin();
   const tw = k.twiddles(n);
@@ -197,8 +182,7 @@ export function runSpectrogram32(job: SpectrogramJob, start: number, end: number
   }
   const power = new Float64Array(bins);
   const half = n >> 1;
-  const edges = new Int32Array(columns + 1);
-  for (let c = 0; c < columns; c++) [edges[c], edges[c + 1]] = columnBins(c, bins, columns);
+  const edges = columnEdges(bins, columns);
   for (let f = start; f < end; f++) {
     const base = vps * f * hop;
     f32.set(samples.subarray(base, base + vps * n), x);
@@ -217,21 +201,6 @@ export function runSpectrogram32(job: SpectrogramJob, start: number, end: number
       fn.power(4 * x, 4 * p, bins);
       for (let b = 0; b < bins; b++) power[b] = f32[p + b] * (b === 0 || b === half ? normEdge : norm);
     }
-    const row = f * width;
-    if (columns > 0) {
-      for (let c = 0; c < columns; c++) {
-        const lo = edges[c];
-        const hi = edges[c + 1];
-        let m = power[lo];
-        for (let b = lo + 1; b < hi; b++) if (power[b] > m) m = power[b];
-        power[c] = m;
-      }
-    }
-    for (let c = 0; c < width; c++) {
-      const pw = power[c];
-      if (linear !== null) linear[row + c] = pw;
-      const db = pw > 0 ? 10 * Math.log10(pw) : -Infinity;
-      rows[row + c] = db > floorDb ? db : floorDb;
-    }
+    writeRow(power, edges, width, f * width, job.rows, job.linear, job.floorDb);
   }
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { BackendFailedError } from '../../errors.js';
-import type { Job } from './kernels.js';
+import type { Job } from './jobs.js';
 
 /** The worker script, and for TypeScript sources the loader that must be registered before it. */
 export interface WorkerSpec {
