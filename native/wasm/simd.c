@@ -211,6 +211,10 @@ void cmul(float *z, const float *h, int count, int conj) {
   }
 }
 
+/** Flips the sign of the imaginary parts (conjugates two complex values). */
+#define CONJ wasm_i32x4_const(0, 0x80000000, 0, 0x80000000)
+#define HALF wasm_f32x4_splat(0.5f)
+
 /**
  * Real FFT of n reals (n ≥ 4) through one complex FFT of n/2 points: x (n floats) → X (n/2 + 1 complex
  * values, 2·(n/2+1) floats). `twh` is the n/2-point table, `twn` the n-point one (for the split).
@@ -225,7 +229,21 @@ void rfft(const float *x, float *X, float *scratch, const float *twh, const floa
   X[1] = 0;
   X[2 * h] = z0r - z0i;
   X[2 * h + 1] = 0;
-  for (int k = 1; 2 * k <= h; k++) {
+  int k = 1;
+  // Two k at a time (k, k+1 against h−k, h−k−1, lanes reversed to line up) while both are below h/2.
+  for (; 2 * (k + 1) < h; k += 2) {
+    V a = wasm_v128_load(X + 2 * k), b = wasm_v128_load(X + 2 * (h - k - 1));
+    V cb = wasm_v128_xor(wasm_i64x2_shuffle(b, b, 1, 0), CONJ);
+    V fe = wasm_f32x4_mul(HALF, wasm_f32x4_add(a, cb));
+    V fo = mulj(wasm_f32x4_mul(HALF, wasm_f32x4_sub(a, cb)), 0); // (a − conj b)/(2i)
+    V r, i;
+    tw2(twn, k, 1, &r, &i);
+    V t = cmulw(fo, r, i, 0);
+    wasm_v128_store(X + 2 * k, wasm_f32x4_add(fe, t));
+    V m = wasm_v128_xor(wasm_f32x4_sub(fe, t), CONJ);
+    wasm_v128_store(X + 2 * (h - k - 1), wasm_i64x2_shuffle(m, m, 1, 0));
+  }
+  for (; 2 * k <= h; k++) {
     int j = h - k;
     float ar = X[2 * k], ai = X[2 * k + 1], br = X[2 * j], bi = X[2 * j + 1];
     float er = 0.5f * (ar + br), ei = 0.5f * (ai - bi); // Fe[k]
@@ -247,7 +265,19 @@ void irfft(float *X, float *x, float *scratch, const float *twh, const float *tw
   float x0r = X[0], xhr = X[2 * h];
   X[0] = 0.5f * (x0r + xhr);
   X[1] = 0.5f * (x0r - xhr);
-  for (int k = 1; 2 * k <= h; k++) {
+  int k = 1;
+  for (; 2 * (k + 1) < h; k += 2) {
+    V a = wasm_v128_load(X + 2 * k), b = wasm_v128_load(X + 2 * (h - k - 1));
+    V cb = wasm_v128_xor(wasm_i64x2_shuffle(b, b, 1, 0), CONJ);
+    V fe = wasm_f32x4_mul(HALF, wasm_f32x4_add(a, cb));
+    V r, i;
+    tw2(twn, k, 1, &r, &i);
+    V jfo = mulj(cmulw(wasm_f32x4_mul(HALF, wasm_f32x4_sub(a, cb)), r, i, 1), 1); // i·Fo
+    wasm_v128_store(X + 2 * k, wasm_f32x4_add(fe, jfo));
+    V m = wasm_v128_xor(wasm_f32x4_sub(fe, jfo), CONJ);
+    wasm_v128_store(X + 2 * (h - k - 1), wasm_i64x2_shuffle(m, m, 1, 0));
+  }
+  for (; 2 * k <= h; k++) {
     int j = h - k;
     float ar = X[2 * k], ai = X[2 * k + 1], br = X[2 * j], bi = X[2 * j + 1];
     float er = 0.5f * (ar + br), ei = 0.5f * (ai - bi);
