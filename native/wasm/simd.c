@@ -3,10 +3,10 @@
 // Memory is managed by the caller (electron/engine/backends/cpu/simd.ts): every pointer is an offset into
 // this module's memory, every size a number of complex values unless said otherwise.
 //
-// FFT: powers of two, radix-4 Stockham passes (autosort, no bit reversal) and one radix-2 pass when log2 n
-// is odd; forward unscaled, inverse scaled by 1/n (NumPy's conventions). Twiddles come from a table the
-// caller computes in float64 and rounds once (see simd.ts): for each k < 3n/4 four floats
-// (c, c, -s, s) with W_n^k = c + i·s = exp(-2πi·k/n); the inverse conjugates them.
+// FFT: powers of two, radix-8 Stockham passes (autosort, no bit reversal) and one radix-4 or radix-2 pass
+// (radix-4 passes below 64 points); forward unscaled, inverse scaled by 1/n (NumPy's conventions). Twiddles come from a table the
+// caller computes in float64 and rounds once (see simd.ts): for each k four floats
+// (c, c, -s, s) with W_n^k = c + i·s = exp(-2πi·k/n) for k < 7n/8; the inverse conjugates them.
 
 #include <wasm_simd128.h>
 
@@ -116,6 +116,81 @@ ALWAYS_INLINE void pass4(const float *x, float *y, const float *tw, int n, int s
   }
 }
 
+/** v·W_8 (forward) or v·conj(W_8) (inverse), W_8 = (1 − i)/√2. */
+ALWAYS_INLINE V mulw8(V v, int inv) {
+  return wasm_f32x4_mul(wasm_f32x4_add(v, mulj(v, inv)), wasm_f32x4_splat(0.70710678118654752f));
+}
+
+/** An 8-point DFT of x0 … x7 (two columns per vector), outputs in natural order. */
+ALWAYS_INLINE void dft8(V x0, V x1, V x2, V x3, V x4, V x5, V x6, V x7, V *o, int inv) {
+  // Even outputs: the 4-point DFT of x_u + x_{u+4}; odd ones: of (x_u − x_{u+4})·W_8^u.
+  V a0 = wasm_f32x4_add(x0, x4), a1 = wasm_f32x4_sub(x0, x4);
+  V b0 = wasm_f32x4_add(x2, x6), b1 = mulj(wasm_f32x4_sub(x2, x6), inv);
+  V c0 = wasm_f32x4_add(x1, x5), c1 = mulw8(wasm_f32x4_sub(x1, x5), inv);
+  V d0 = wasm_f32x4_add(x3, x7), d1 = mulw8(mulj(wasm_f32x4_sub(x3, x7), inv), inv);
+  V e0 = wasm_f32x4_add(a0, b0), e1 = wasm_f32x4_sub(a0, b0);
+  V g0 = wasm_f32x4_add(c0, d0), g1 = mulj(wasm_f32x4_sub(c0, d0), inv);
+  o[0] = wasm_f32x4_add(e0, g0);
+  o[4] = wasm_f32x4_sub(e0, g0);
+  o[2] = wasm_f32x4_add(e1, g1);
+  o[6] = wasm_f32x4_sub(e1, g1);
+  V f0 = wasm_f32x4_add(a1, b1), f1 = wasm_f32x4_sub(a1, b1);
+  V h0 = wasm_f32x4_add(c1, d1), h1 = mulj(wasm_f32x4_sub(c1, d1), inv);
+  o[1] = wasm_f32x4_add(f0, h0);
+  o[5] = wasm_f32x4_sub(f0, h0);
+  o[3] = wasm_f32x4_add(f1, h1);
+  o[7] = wasm_f32x4_sub(f1, h1);
+}
+
+/**
+ * One radix-8 Stockham pass: sub-transforms of length m = n/s at stride s (m ≥ 8; for s = 1, m ≥ 16):
+ *   y[q + s(8p+r)] = W_m^{rp} · Σ_u x[q + s(p + u·m/8)] · W_8^{ru}
+ * Twiddle W_m^{rp} is entry rp·s of the n-point table (which runs to 7n/8).
+ */
+ALWAYS_INLINE void pass8(const float *x, float *y, const float *tw, int n, int s, int inv) {
+  const int m8 = n / s / 8;
+  V o[8];
+  if (s == 1) {
+    for (int p = 0; p < m8; p += 2) {
+      const float *xp = x + 2 * p;
+      dft8(wasm_v128_load(xp), wasm_v128_load(xp + 2 * m8), wasm_v128_load(xp + 4 * m8),
+           wasm_v128_load(xp + 6 * m8), wasm_v128_load(xp + 8 * m8), wasm_v128_load(xp + 10 * m8),
+           wasm_v128_load(xp + 12 * m8), wasm_v128_load(xp + 14 * m8), o, inv);
+      for (int r = 1; r < 8; r++) {
+        V wr, wi;
+        tw2(tw, r * p, r, &wr, &wi);
+        o[r] = cmulw(o[r], wr, wi, inv);
+      }
+      // Lanes hold p and p+1: outputs 8p … 8p+7, then 8p+8 … 8p+15.
+      float *yp = y + 16 * p;
+      for (int r = 0; r < 8; r += 2) {
+        wasm_v128_store(yp + 2 * r, wasm_i64x2_shuffle(o[r], o[r + 1], 0, 2));
+        wasm_v128_store(yp + 16 + 2 * r, wasm_i64x2_shuffle(o[r], o[r + 1], 1, 3));
+      }
+    }
+    return;
+  }
+  const int q8 = s * m8;
+  for (int p = 0; p < m8; p++) {
+    const float *xp = x + 2 * s * p;
+    float *yp = y + 16 * s * p;
+    V wr[8], wi[8];
+    for (int r = 1; r < 8; r++) tw1(tw, r * p * s, &wr[r], &wi[r]);
+    for (int q = 0; q < s; q += 2) {
+      const float *xq = xp + 2 * q;
+      dft8(wasm_v128_load(xq), wasm_v128_load(xq + 2 * q8), wasm_v128_load(xq + 4 * q8),
+           wasm_v128_load(xq + 6 * q8), wasm_v128_load(xq + 8 * q8), wasm_v128_load(xq + 10 * q8),
+           wasm_v128_load(xq + 12 * q8), wasm_v128_load(xq + 14 * q8), o, inv);
+      wasm_v128_store(yp + 2 * q, o[0]);
+      if (p == 0) {
+        for (int r = 1; r < 8; r++) wasm_v128_store(yp + 2 * (q + r * s), o[r]);
+      } else {
+        for (int r = 1; r < 8; r++) wasm_v128_store(yp + 2 * (q + r * s), cmulw(o[r], wr[r], wi[r], inv));
+      }
+    }
+  }
+}
+
 /** The last radix-2 pass (sub-transforms of length 2, stride s = n/2: no twiddles). */
 ALWAYS_INLINE void pass2(const float *x, float *y, int n) {
   const int s = n >> 1;
@@ -146,10 +221,10 @@ static void copy(float *dst, const float *src, int values) {
   for (int i = 0; i < values; i++) dst[i] = src[i];
 }
 
-static int passes(int n) {
+static int log2i(int n) {
   int lg = 0;
   while ((1 << lg) < n) lg++;
-  return (lg >> 1) + (lg & 1);
+  return lg;
 }
 
 ALWAYS_INLINE void fft_one(const float *in, float *out, float *scratch, const float *tw, int n, int inv) {
@@ -158,7 +233,14 @@ ALWAYS_INLINE void fft_one(const float *in, float *out, float *scratch, const fl
     out[1] = in[1];
     return;
   }
-  int k = passes(n);
+  // From 64 points radix-8 passes, then one radix-4 or radix-2 pass for the remaining factor; below,
+  // radix-4 passes and one radix-2 pass when log2 n is odd.
+  const int lg = log2i(n);
+  const int r8 = n >= 64 ? lg / 3 : 0;
+  const int rest = lg - 3 * r8;
+  const int r4 = r8 > 0 ? rest / 2 : lg / 2;
+  const int r2 = (r8 > 0 ? rest : lg) & 1;
+  const int k = r8 + r4 + r2;
   // Passes alternate between `out` and `scratch` so that the last one writes `out`; an in-place call with
   // an odd number of passes starts from a copy in `scratch`.
   const float *src = in;
@@ -169,16 +251,19 @@ ALWAYS_INLINE void fft_one(const float *in, float *out, float *scratch, const fl
     src = scratch;
   }
   int s = 1;
-  for (; s * 4 <= n; s *= 4) {
+  for (int i = 0; i < r8; i++, s *= 8) {
+    float *dst = bufs[cur];
+    pass8(src, dst, tw, n, s, inv);
+    src = dst;
+    cur ^= 1;
+  }
+  for (int i = 0; i < r4; i++, s *= 4) {
     float *dst = bufs[cur];
     pass4(src, dst, tw, n, s, inv);
     src = dst;
     cur ^= 1;
   }
-  if (s < n) {
-    float *dst = bufs[cur];
-    pass2(src, dst, n);
-  }
+  if (r2) pass2(src, bufs[cur], n);
   if (inv) scale(out, n, 1.0f / (float)n);
 }
 

@@ -99,12 +99,12 @@ export class SimdKernels {
     return at >> 2;
   }
 
-  /** The n-point twiddle table's byte offset: (c, c, −s, s) for W_n^k = c + i·s, k < 3n/4 (kept). */
+  /** The n-point twiddle table's byte offset: (c, c, −s, s) for W_n^k = c + i·s, k < 7n/8 (kept). */
   twiddles(n: number): number {
     const known = this.tables.get(n);
     if (known !== undefined) return known;
     if (this.top !== this.keep) throw new Error('simd: twiddles() must come before alloc() in a call');
-    const count = Math.max(1, Math.ceil((3 * n) / 4));
+    const count = Math.max(1, Math.ceil((7 * n) / 8));
     const at = this.keep;
     this.keep = align(at + 16 * count);
     this.top = this.keep;
