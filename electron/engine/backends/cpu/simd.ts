@@ -136,16 +136,39 @@ function align(bytes: number): number {
   return (bytes + 15) & ~15;
 }
 
+let compiled: object | null | undefined;
 let loaded: SimdKernels | null | undefined;
 let failure = '';
+
+/**
+ * The compiled module, from the .wasm file (once per thread that reads it). The pool hands the calling
+ * thread's to each worker (useSimdModule), so a worker never looks for the file itself: a bundled or
+ * packaged host may place its worker where the file is not above it.
+ */
+export function simdModule(): object | null {
+  if (compiled !== undefined) return compiled;
+  try {
+    const file = findSimdWasm();
+    if (file === undefined) throw new Error(`native/wasm/${SIMD_WASM_NAME} was not found beside the engine`);
+    compiled = new wasm.Module(readFileSync(file));
+  } catch (err) {
+    failure = err instanceof Error ? err.message : String(err);
+    compiled = null;
+  }
+  return compiled;
+}
+
+/** Uses a module compiled elsewhere (a worker receives the calling thread's), unless one is loaded. */
+export function useSimdModule(module: object): void {
+  if (compiled === undefined || compiled === null) compiled = module;
+}
 
 /** This thread's kernels, or null (see simdUnavailableReason()). */
 export function simdKernels(): SimdKernels | null {
   if (loaded !== undefined) return loaded;
+  const module = simdModule();
   try {
-    const file = findSimdWasm();
-    if (file === undefined) throw new Error(`native/wasm/${SIMD_WASM_NAME} was not found beside the engine`);
-    loaded = new SimdKernels(new wasm.Module(readFileSync(file)));
+    loaded = module === null ? null : new SimdKernels(module);
   } catch (err) {
     failure = err instanceof Error ? err.message : String(err);
     loaded = null;
