@@ -121,25 +121,23 @@ ALWAYS_INLINE V mulw8(V v, int inv) {
   return wasm_f32x4_mul(wasm_f32x4_add(v, mulj(v, inv)), wasm_f32x4_splat(0.70710678118654752f));
 }
 
-/** An 8-point DFT of x0 … x7 (two columns per vector), outputs in natural order. */
-ALWAYS_INLINE void dft8(V x0, V x1, V x2, V x3, V x4, V x5, V x6, V x7, V *o, int inv) {
-  // Even outputs: the 4-point DFT of x_u + x_{u+4}; odd ones: of (x_u − x_{u+4})·W_8^u.
-  V a0 = wasm_f32x4_add(x0, x4), a1 = wasm_f32x4_sub(x0, x4);
-  V b0 = wasm_f32x4_add(x2, x6), b1 = mulj(wasm_f32x4_sub(x2, x6), inv);
-  V c0 = wasm_f32x4_add(x1, x5), c1 = mulw8(wasm_f32x4_sub(x1, x5), inv);
-  V d0 = wasm_f32x4_add(x3, x7), d1 = mulw8(mulj(wasm_f32x4_sub(x3, x7), inv), inv);
-  V e0 = wasm_f32x4_add(a0, b0), e1 = wasm_f32x4_sub(a0, b0);
-  V g0 = wasm_f32x4_add(c0, d0), g1 = mulj(wasm_f32x4_sub(c0, d0), inv);
+/** A 4-point DFT of y0 … y3 into o[0], o[step], o[2·step], o[3·step]. */
+ALWAYS_INLINE void dft4(V y0, V y1, V y2, V y3, V *o, int step, int inv) {
+  V e0 = wasm_f32x4_add(y0, y2), e1 = wasm_f32x4_sub(y0, y2);
+  V g0 = wasm_f32x4_add(y1, y3), g1 = mulj(wasm_f32x4_sub(y1, y3), inv);
   o[0] = wasm_f32x4_add(e0, g0);
-  o[4] = wasm_f32x4_sub(e0, g0);
-  o[2] = wasm_f32x4_add(e1, g1);
-  o[6] = wasm_f32x4_sub(e1, g1);
-  V f0 = wasm_f32x4_add(a1, b1), f1 = wasm_f32x4_sub(a1, b1);
-  V h0 = wasm_f32x4_add(c1, d1), h1 = mulj(wasm_f32x4_sub(c1, d1), inv);
-  o[1] = wasm_f32x4_add(f0, h0);
-  o[5] = wasm_f32x4_sub(f0, h0);
-  o[3] = wasm_f32x4_add(f1, h1);
-  o[7] = wasm_f32x4_sub(f1, h1);
+  o[step] = wasm_f32x4_add(e1, g1);
+  o[2 * step] = wasm_f32x4_sub(e0, g0);
+  o[3 * step] = wasm_f32x4_sub(e1, g1);
+}
+
+/** An 8-point DFT of x0 … x7 (two columns per vector), outputs in natural order: the even outputs are the
+ * 4-point DFT of x_u + x_{u+4}, the odd ones that of (x_u − x_{u+4})·W_8^u. */
+ALWAYS_INLINE void dft8(V x0, V x1, V x2, V x3, V x4, V x5, V x6, V x7, V *o, int inv) {
+  dft4(wasm_f32x4_add(x0, x4), wasm_f32x4_add(x1, x5), wasm_f32x4_add(x2, x6), wasm_f32x4_add(x3, x7), o, 2,
+       inv);
+  dft4(wasm_f32x4_sub(x0, x4), mulw8(wasm_f32x4_sub(x1, x5), inv), mulj(wasm_f32x4_sub(x2, x6), inv),
+       mulw8(mulj(wasm_f32x4_sub(x3, x7), inv), inv), o + 1, 2, inv);
 }
 
 /**
@@ -301,6 +299,24 @@ void cmul(float *z, const float *h, int count, int conj) {
 #define HALF wasm_f32x4_splat(0.5f)
 
 /**
+ * The split step for bins k, k+1 and their mirrors h−k, h−k−1 (loaded as one vector, lanes reversed to line
+ * up). With Fe = (A + conj B)/2 and D = (A − conj B)/2, bin k gets Fe + T and its mirror conj(Fe − T):
+ * forward (rfft) T = W^k·D/i, so X[k] = Fe + W^k·Fo; inverse (irfft) T = i·conj(W^k)·D, so Z[k] = Fe + i·Fo.
+ */
+ALWAYS_INLINE void split2(float *X, const float *twn, int h, int k, int inv) {
+  V a = wasm_v128_load(X + 2 * k), b = wasm_v128_load(X + 2 * (h - k - 1));
+  V cb = wasm_v128_xor(wasm_i64x2_shuffle(b, b, 1, 0), CONJ);
+  V fe = wasm_f32x4_mul(HALF, wasm_f32x4_add(a, cb));
+  V d = wasm_f32x4_mul(HALF, wasm_f32x4_sub(a, cb));
+  V r, i;
+  tw2(twn, k, 1, &r, &i);
+  V t = inv ? mulj(cmulw(d, r, i, 1), 1) : cmulw(mulj(d, 0), r, i, 0);
+  wasm_v128_store(X + 2 * k, wasm_f32x4_add(fe, t));
+  V m = wasm_v128_xor(wasm_f32x4_sub(fe, t), CONJ);
+  wasm_v128_store(X + 2 * (h - k - 1), wasm_i64x2_shuffle(m, m, 1, 0));
+}
+
+/**
  * Real FFT of n reals (n ≥ 4) through one complex FFT of n/2 points: x (n floats) → X (n/2 + 1 complex
  * values, 2·(n/2+1) floats). `twh` is the n/2-point table, `twn` the n-point one (for the split).
  * x and X may be the same memory when it holds n + 2 floats; scratch holds n floats.
@@ -316,18 +332,7 @@ void rfft(const float *x, float *X, float *scratch, const float *twh, const floa
   X[2 * h + 1] = 0;
   int k = 1;
   // Two k at a time (k, k+1 against h−k, h−k−1, lanes reversed to line up) while both are below h/2.
-  for (; 2 * (k + 1) < h; k += 2) {
-    V a = wasm_v128_load(X + 2 * k), b = wasm_v128_load(X + 2 * (h - k - 1));
-    V cb = wasm_v128_xor(wasm_i64x2_shuffle(b, b, 1, 0), CONJ);
-    V fe = wasm_f32x4_mul(HALF, wasm_f32x4_add(a, cb));
-    V fo = mulj(wasm_f32x4_mul(HALF, wasm_f32x4_sub(a, cb)), 0); // (a − conj b)/(2i)
-    V r, i;
-    tw2(twn, k, 1, &r, &i);
-    V t = cmulw(fo, r, i, 0);
-    wasm_v128_store(X + 2 * k, wasm_f32x4_add(fe, t));
-    V m = wasm_v128_xor(wasm_f32x4_sub(fe, t), CONJ);
-    wasm_v128_store(X + 2 * (h - k - 1), wasm_i64x2_shuffle(m, m, 1, 0));
-  }
+  for (; 2 * (k + 1) < h; k += 2) split2(X, twn, h, k, 0);
   for (; 2 * k <= h; k++) {
     int j = h - k;
     float ar = X[2 * k], ai = X[2 * k + 1], br = X[2 * j], bi = X[2 * j + 1];
@@ -351,17 +356,7 @@ void irfft(float *X, float *x, float *scratch, const float *twh, const float *tw
   X[0] = 0.5f * (x0r + xhr);
   X[1] = 0.5f * (x0r - xhr);
   int k = 1;
-  for (; 2 * (k + 1) < h; k += 2) {
-    V a = wasm_v128_load(X + 2 * k), b = wasm_v128_load(X + 2 * (h - k - 1));
-    V cb = wasm_v128_xor(wasm_i64x2_shuffle(b, b, 1, 0), CONJ);
-    V fe = wasm_f32x4_mul(HALF, wasm_f32x4_add(a, cb));
-    V r, i;
-    tw2(twn, k, 1, &r, &i);
-    V jfo = mulj(cmulw(wasm_f32x4_mul(HALF, wasm_f32x4_sub(a, cb)), r, i, 1), 1); // i·Fo
-    wasm_v128_store(X + 2 * k, wasm_f32x4_add(fe, jfo));
-    V m = wasm_v128_xor(wasm_f32x4_sub(fe, jfo), CONJ);
-    wasm_v128_store(X + 2 * (h - k - 1), wasm_i64x2_shuffle(m, m, 1, 0));
-  }
+  for (; 2 * (k + 1) < h; k += 2) split2(X, twn, h, k, 1);
   for (; 2 * k <= h; k++) {
     int j = h - k;
     float ar = X[2 * k], ai = X[2 * k + 1], br = X[2 * j], bi = X[2 * j + 1];
