@@ -154,11 +154,10 @@ ALWAYS_INLINE void pass8(const float *x, float *y, const float *tw, int n, int s
       dft8(wasm_v128_load(xp), wasm_v128_load(xp + 2 * m8), wasm_v128_load(xp + 4 * m8),
            wasm_v128_load(xp + 6 * m8), wasm_v128_load(xp + 8 * m8), wasm_v128_load(xp + 10 * m8),
            wasm_v128_load(xp + 12 * m8), wasm_v128_load(xp + 14 * m8), o, inv);
-      for (int r = 1; r < 8; r++) {
-        V wr, wi;
-        tw2(tw, r * p, r, &wr, &wi);
-        o[r] = cmulw(o[r], wr, wi, inv);
-      }
+      // The first pass's own table (after the n-point one): per pair p, p+1 and r, the lanes as cmulw wants.
+      const float *t1 = tw + 4 * (7 * (n / 8)) + 56 * (p / 2);
+      for (int r = 1; r < 8; r++)
+        o[r] = cmulw(o[r], wasm_v128_load(t1 + 8 * (r - 1)), wasm_v128_load(t1 + 8 * (r - 1) + 4), inv);
       // Lanes hold p and p+1: outputs 8p … 8p+7, then 8p+8 … 8p+15.
       float *yp = y + 16 * p;
       for (int r = 0; r < 8; r += 2) {

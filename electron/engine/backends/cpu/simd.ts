@@ -105,8 +105,11 @@ export class SimdKernels {
     if (known !== undefined) return known;
     if (this.top !== this.keep) throw new Error('simd: twiddles() must come before alloc() in a call');
     const count = Math.max(1, Math.ceil((7 * n) / 8));
+    // From 64 points the first radix-8 pass has its own table: for each pair p, p+1 (p < n/8) and r = 1 … 7,
+    // (c_rp, c_rp, c_r(p+1), c_r(p+1), −s_rp, s_rp, −s_r(p+1), s_r(p+1)).
+    const first = n >= 64 ? (n / 16) * 7 * 8 : 0;
     const at = this.keep;
-    this.keep = align(at + 16 * count);
+    this.keep = align(at + 16 * count + 4 * first);
     this.top = this.keep;
     this.reserve(this.keep);
     const t = this.f32;
@@ -119,6 +122,20 @@ export class SimdKernels {
       t[base + 4 * k + 1] = c;
       t[base + 4 * k + 2] = -s;
       t[base + 4 * k + 3] = s;
+    }
+    const base1 = base + 4 * count;
+    for (let i = 0; i < first / 8; i++) {
+      const p = 2 * Math.floor(i / 7);
+      const r = (i % 7) + 1;
+      for (let lane = 0; lane < 2; lane++) {
+        const a = (-2 * Math.PI * ((r * (p + lane)) % n)) / n;
+        const c = Math.cos(a);
+        const s = Math.sin(a);
+        t[base1 + 8 * i + 2 * lane] = c;
+        t[base1 + 8 * i + 2 * lane + 1] = c;
+        t[base1 + 8 * i + 4 + 2 * lane] = -s;
+        t[base1 + 8 * i + 4 + 2 * lane + 1] = s;
+      }
     }
     this.tables.set(n, at);
     return at;
