@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { cpuBackendPrecision, createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+import { SIMD_MAX_SIZE } from '../../electron/engine/backends/cpu/executor.js';
 import { getFftPlan } from '../../electron/engine/fft/index.js';
 import { backendForPrecision } from '../../electron/cli/util.js';
 import { randomF32, relL2, toF64 } from '../conformance/util.js';
@@ -69,6 +70,17 @@ describe('cpu backend precision', () => {
       }
     });
   }
+
+  it('single: sizes that are not powers of two, or above SIMD_MAX_SIZE, stay in float64', async () => {
+    const s = await open({ threads: 0 });
+    const d = await open({ threads: 0, precision: 'double' });
+    const n = 1000;
+    const x = randomF32(2 * n * 3, 17);
+    expect(await s.fft(x, n)).toEqual(await d.fft(x, n));
+    const big = 2 * SIMD_MAX_SIZE;
+    const y = randomF32(2 * big, 19);
+    expect(await s.fft(y, big)).toEqual(await d.fft(y, big));
+  });
 
   it('single: the pool and the calling thread give bit-identical FIR output', async () => {
     const inline = await open({ threads: 0 });

@@ -1,8 +1,9 @@
 // The CPU backend: float32 in and out, large batches spread over a pool of worker threads
 // (os.availableParallelism() by default), small jobs on the calling thread. With precision 'single' (the
-// default) power-of-two transforms — FFT jobs, overlap-save FIR, FFT correlation, spectrogram frames — run
-// in float32 on WebAssembly SIMD kernels (kernels32.ts, native/wasm/); every other size, direct-form FIR and
-// direct correlation stay in float64. 'double' computes everything in float64 (the reference path).
+// default) power-of-two transforms up to SIMD_MAX_SIZE (2^20) — FFT jobs, overlap-save FIR, FFT
+// correlation, spectrogram frames — run in float32 on WebAssembly SIMD kernels (kernels32.ts,
+// native/wasm/); every other size, direct-form FIR and direct correlation stay in float64. 'double'
+// computes everything in float64 (the reference path).
 //
 //   const cpu = await createCpuBackend();            // { threads?, workerUrl?, precision? }
 //   const X = await cpu.fft(x, 1024);                // batch = x.length / (2·1024)

@@ -20,6 +20,13 @@ import { isPowerOfTwo } from './simd.js';
  */
 export const INLINE_COST_LIMIT = 2.5e6;
 
+/**
+ * The largest transform the float32 SIMD kernels take; larger ones stay in float64. Each thread keeps a size's
+ * twiddle tables (28 bytes a point) and its scratch (16 bytes a point) in its WebAssembly memory, which never
+ * shrinks: 2^20 points cost ≈ 44 MiB a thread.
+ */
+export const SIMD_MAX_SIZE = 1 << 20;
+
 /** Approximate cost of one complex FFT of size n, in the units of INLINE_COST_LIMIT. */
 export function fftCost(n: number): number {
   const lg = Math.log2(Math.max(2, n));
@@ -57,9 +64,10 @@ export class Executor {
     readonly single = false,
   ) {}
 
-  /** True when a transform of size n (≥ min) runs in float32 SIMD: single precision and a power of two. */
+  /** True when a transform of size n (≥ min) runs in float32 SIMD: single precision and a power of two up
+   * to SIMD_MAX_SIZE. */
   single32(n: number, min = 1): boolean {
-    return this.single && n >= min && isPowerOfTwo(n);
+    return this.single && n >= min && n <= SIMD_MAX_SIZE && isPowerOfTwo(n);
   }
 
   /** True when a job of this cost should run on the workers. */
