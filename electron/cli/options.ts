@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { backendNames } from '../engine/backends/registry.js';
+import { cpuPrecisions } from '../engine/backends/cpu/index.js';
 import { parseHz } from './util.js';
 
 /** --format/--rate/--center/--iq for raw and I/Q files, --backend, --json. */
@@ -16,6 +17,20 @@ export function addFileOptions(cmd: Command, what: { backend?: boolean } = {}): 
         .choices(['auto', ...backendNames])
         .default('auto'),
     );
+    addPrecisionOption(cmd);
   }
   return cmd;
+}
+
+/** --precision: the CPU backend's arithmetic (the GPU backends compute in float32 and refuse double). */
+export function addPrecisionOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option(
+      '--precision <p>',
+      'CPU arithmetic: single (float32 SIMD for power-of-two FFT sizes) or double (float64 throughout; ' +
+        'implies --backend cpu, which auto then picks)',
+    )
+      .choices([...cpuPrecisions])
+      .default('single'),
+  );
 }

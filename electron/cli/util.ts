@@ -4,6 +4,7 @@ import { InvalidArgumentError, type PhasorWarning } from '../engine/errors.js';
 import { openSource } from '../engine/io/index.js';
 import type { SampleSource } from '../engine/sources/source.js';
 import { openBackend } from '../engine/backends/registry.js';
+import type { CpuPrecision } from '../engine/backends/cpu/index.js';
 import type { Backend } from '../engine/backends/backend.js';
 
 /** Options every file command accepts. */
@@ -13,6 +14,8 @@ export interface FileOptions {
   center?: number;
   iq?: boolean;
   backend: string;
+  /** The CPU backend's arithmetic (--precision). */
+  precision?: CpuPrecision;
   json?: boolean;
 }
 
@@ -65,7 +68,19 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
 }
 
 export function getBackend(opts: FileOptions): Promise<Backend> {
-  return openBackend(opts.backend, { onWarning: warn });
+  return openBackend(backendForPrecision(opts.backend, opts.precision), {
+    onWarning: warn,
+    ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
+  });
+}
+
+/** The backend to open for --backend and --precision: double precision exists on the CPU backend only. */
+export function backendForPrecision(backend: string, precision: CpuPrecision | undefined): string {
+  if (precision !== 'double') return backend;
+  if (backend === 'auto' || backend === 'cpu') return 'cpu';
+  throw new InvalidArgumentError(
+    `--precision double needs the cpu backend; ${backend} computes in float32 (use --backend cpu or leave --backend out)`,
+  );
 }
 
 /** Writes JSON to stdout (the only thing --json prints there). */

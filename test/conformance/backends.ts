@@ -18,10 +18,18 @@ export interface BackendEntry {
 }
 
 export const backends: BackendEntry[] = [
-  // Default configuration: small jobs on the calling thread, large ones on the worker pool.
+  // Default configuration: single precision (power-of-two transforms in float32 SIMD), small jobs on the
+  // calling thread, large ones on the worker pool. Tolerance as the GPU backends'.
   { name: 'cpu', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2 }) },
-  // Every job through the worker pool (shared memory, workers' own plans), so both paths are checked.
+  // Every job through the worker pool (shared memory, workers' own plans and kernels), so both paths are checked.
   { name: 'cpu-workers', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2, inlineCostLimit: 0 }) },
+  // The float64 path (precision 'double', the reference path), inline and on the pool.
+  { name: 'cpu-double', tolerance: 1e-6, open: () => createCpuBackend({ threads: 2, precision: 'double' }) },
+  {
+    name: 'cpu-double-workers',
+    tolerance: 1e-6,
+    open: () => createCpuBackend({ threads: 2, inlineCostLimit: 0, precision: 'double' }),
+  },
   // Our CUDA kernels (issue 3). The issue's tighter 3e-7 for n ≤ 4096 is checked in test/cuda/fft.test.ts.
   {
     name: 'cuda',

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Backend } from '../../engine/backends/backend.js';
-import { backendNames, getProvider, listBackends } from '../../engine/backends/registry.js';
+import { backendNames, getProvider, hostProviders, listBackends } from '../../engine/backends/registry.js';
+import { cpuPrecisions, type CpuPrecision } from '../../engine/backends/cpu/index.js';
 import { BackendUnavailableError, InvalidArgumentError, ioError } from '../../engine/errors.js';
 import {
   benchOps,
@@ -15,6 +16,7 @@ import {
 import { parseIntOption, table } from '../util.js';
 
 interface BenchCli {
+  precision: CpuPrecision;
   backend: string;
   op: string;
   sizes?: string;
@@ -33,6 +35,15 @@ export function registerBench(program: Command): void {
     )
     .option('--backend <list>', `comma-separated backends or "all" (${backendNames.join(', ')})`, 'all')
     .option('--op <list>', `operations: ${benchOps.join(',')}`, benchOps.join(','))
+    .addOption(
+      new Option(
+        '--precision <p>',
+        "the CPU backend's arithmetic: single (float32 SIMD for power-of-two sizes) or double (float64); " +
+          'the GPU backends compute in float32 either way',
+      )
+        .choices([...cpuPrecisions])
+        .default('single'),
+    )
     .option(
       '--sizes <list>',
       'comma-separated sizes (transform lengths; taps for fir; template length for correlate)',
@@ -74,8 +85,9 @@ export function registerBench(program: Command): void {
       const skipped: string[] = [];
       // CPU first: its rows are the reference for the ratios.
       wanted.sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : 0));
+      const hosted = hostProviders({ cpuPrecision: opts.precision });
       for (const name of wanted) {
-        const provider = getProvider(name);
+        const provider = hosted.find((p) => p.name === getProvider(name).name)!;
         const a = all.find((x) => x.name === provider.name);
         if (!a?.available) {
           const reason = a && !a.available ? a.reason : 'unknown';

@@ -5,7 +5,7 @@ import * as osModule from 'node:os';
 import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } from '../errors.js';
 import type { Availability, Backend, BackendName, BackendProvider } from './backend.js';
 import { FailoverBackend } from './failover.js';
-import { createCpuBackend } from './cpu/index.js';
+import { createCpuBackend, type CpuPrecision } from './cpu/index.js';
 import { createCudaBackend, probeCuda } from './cuda/index.js';
 import { createWebGpuBackend, probeWebGpu } from './webgpu/index.js';
 
@@ -76,6 +76,8 @@ export interface HostBackendOptions {
   exclude?: Readonly<Record<string, string>>;
   /** Where the CPU backend's worker script is, when not beside its module (a bundled host). */
   cpuWorkerUrl?: URL;
+  /** The CPU backend's arithmetic: 'single' (default, float32 SIMD for power-of-two transforms) or 'double'. */
+  cpuPrecision?: CpuPrecision;
 }
 
 /**
@@ -85,10 +87,19 @@ export interface HostBackendOptions {
 export function hostProviders(options: HostBackendOptions = {}): readonly BackendProvider[] {
   const exclude = options.exclude ?? {};
   const workerUrl = options.cpuWorkerUrl;
+  const precision = options.cpuPrecision;
   return providers.map((p) => {
     if (p.name in exclude) return notBuilt(p.name, exclude[p.name]);
-    if (p.name === 'cpu' && workerUrl) {
-      return { ...p, create: () => createCpuBackend({ ...cpuThreadsFromEnv(), workerUrl }) };
+    if (p.name === 'cpu' && (workerUrl || precision)) {
+      return {
+        ...p,
+        create: () =>
+          createCpuBackend({
+            ...cpuThreadsFromEnv(),
+            ...(workerUrl ? { workerUrl } : {}),
+            ...(precision ? { precision } : {}),
+          }),
+      };
     }
     return p;
   });

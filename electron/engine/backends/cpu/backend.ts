@@ -1,7 +1,11 @@
-// The CPU backend: float64 arithmetic on the host, float32 in and out, large batches spread over a pool of
-// worker threads (os.availableParallelism() by default), small jobs on the calling thread.
+// The CPU backend: float32 in and out, large batches spread over a pool of worker threads
+// (os.availableParallelism() by default), small jobs on the calling thread. With precision 'single' (the
+// default) power-of-two transforms up to SIMD_MAX_SIZE (2^20) — FFT jobs, overlap-save FIR, FFT
+// correlation, spectrogram frames — run in float32 on WebAssembly SIMD kernels (kernels32.ts,
+// native/wasm/); every other size, direct-form FIR and direct correlation stay in float64. 'double'
+// computes everything in float64 (the reference path).
 //
-//   const cpu = await createCpuBackend();            // { threads?: number; workerUrl?: URL }
+//   const cpu = await createCpuBackend();            // { threads?, workerUrl?, precision? }
 //   const X = await cpu.fft(x, 1024);                // batch = x.length / (2·1024)
 //   const spec = cpu.createSpectrogram({ fft: 4096, hop: 1024, window, complex: false });
 //   const rows = await spec.push(samples);
@@ -29,9 +33,10 @@ import type {
 import { CpuCorrelator } from './correlator.js';
 import { CpuDeviceArray, Executor, INLINE_COST_LIMIT, fftCost } from './executor.js';
 import { CpuFir } from './fir.js';
-import type { Job } from './kernels.js';
+import type { Job } from './jobs.js';
 import { WorkerPool, defaultWorkerSpec } from './pool.js';
 import { CpuSpectrogram } from './spectrogram.js';
+import { simdKernels, simdUnavailableReason } from './simd.js';
 
 export interface CpuBackendOptions {
   /** Worker threads for large jobs; default os.availableParallelism(). 0 = compute on the calling thread. */
@@ -40,7 +45,12 @@ export interface CpuBackendOptions {
   workerUrl?: URL;
   /** Jobs estimated cheaper than this stay on the calling thread (default INLINE_COST_LIMIT). */
   inlineCostLimit?: number;
+  /** 'single' (default): power-of-two transforms in float32 SIMD; 'double': float64 throughout. */
+  precision?: CpuPrecision;
 }
+
+export type CpuPrecision = 'single' | 'double';
+export const cpuPrecisions: readonly CpuPrecision[] = ['single', 'double'];
 
 class CpuBackend implements Backend {
   readonly name = 'cpu' as const;
@@ -53,16 +63,24 @@ class CpuBackend implements Backend {
     return this.exec.pool;
   }
 
-  constructor(threads: number, pool: WorkerPool | null, inlineLimit: number) {
+  readonly precision: CpuPrecision;
+
+  constructor(threads: number, pool: WorkerPool | null, inlineLimit: number, precision: CpuPrecision) {
     const model = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
     this.device = `CPU: ${threads} worker thread${threads === 1 ? '' : 's'} (${model})`;
+    // Single precision needs the SIMD kernels; where they cannot load, the backend computes in float64.
+    const missing = precision === 'single' && simdKernels() === null ? simdUnavailableReason() : '';
+    this.precision = missing !== '' ? 'double' : precision;
     this.details = {
       threads,
       cores: os.availableParallelism(),
       model,
-      precision: 'float64 inside, float32 I/O',
+      precision:
+        this.precision === 'single'
+          ? 'float32 WebAssembly SIMD for power-of-two transforms, float64 otherwise; float32 I/O'
+          : `float64 inside, float32 I/O${missing !== '' ? ` (float32 SIMD unavailable: ${missing})` : ''}`,
     };
-    this.exec = new Executor(this, pool, inlineLimit);
+    this.exec = new Executor(this, pool, inlineLimit, this.precision === 'single');
   }
 
   private alive(): void {
@@ -90,7 +108,14 @@ class CpuBackend implements Backend {
     n = n | 0; // a double-valued size (2 ** k) would slow the kernels' index arithmetic
     const out = transformOutput(options?.out, outLength, 'fft');
     await this.transform(
-      { kind: 'fft', n, inverse: options?.inverse === true, input: x, output: out },
+      {
+        kind: 'fft',
+        n,
+        inverse: options?.inverse === true,
+        single: this.exec.single32(n),
+        input: x,
+        output: out,
+      },
       batch,
       batch * fftCost(n),
       x,
@@ -105,7 +130,13 @@ class CpuBackend implements Backend {
     const { batch, outLength } = transformShape('rfft', n, x.length);
     n = n | 0;
     const out = transformOutput(options?.out, outLength, 'rfft');
-    await this.transform({ kind: 'rfft', n, input: x, output: out }, batch, batch * fftCost(n) * 0.6, x, out);
+    await this.transform(
+      { kind: 'rfft', n, single: this.exec.single32(n, 4), input: x, output: out },
+      batch,
+      batch * fftCost(n) * 0.6,
+      x,
+      out,
+    );
     return out;
   }
 
@@ -116,7 +147,7 @@ class CpuBackend implements Backend {
     n = n | 0;
     const out = transformOutput(options?.out, outLength, 'irfft');
     await this.transform(
-      { kind: 'irfft', n, input: x, output: out },
+      { kind: 'irfft', n, single: this.exec.single32(n, 4), input: x, output: out },
       batch,
       batch * fftCost(n) * 0.6,
       x,
@@ -195,6 +226,11 @@ export function cpuBackendPool(backend: Backend): WorkerPool | null {
   return backend instanceof CpuBackend ? backend.pool : null;
 }
 
+/** The precision a CPU backend computes in (null for another backend). */
+export function cpuBackendPrecision(backend: Backend): CpuPrecision | null {
+  return backend instanceof CpuBackend ? backend.precision : null;
+}
+
 /** Creates the CPU backend (always available). */
 export async function createCpuBackend(options: CpuBackendOptions = {}): Promise<Backend> {
   const threads = options.threads ?? os.availableParallelism();
@@ -206,7 +242,13 @@ export async function createCpuBackend(options: CpuBackendOptions = {}): Promise
   if (options.workerUrl !== undefined && !(options.workerUrl instanceof URL)) {
     throw new InvalidArgumentError('cpu backend: workerUrl must be a URL');
   }
+  const precision = options.precision ?? 'single';
+  if (!cpuPrecisions.includes(precision)) {
+    throw new InvalidArgumentError(
+      `cpu backend: precision must be single or double, got "${String(precision)}"`,
+    );
+  }
   const spec = options.workerUrl ? { url: options.workerUrl } : defaultWorkerSpec();
   const pool = threads > 0 ? new WorkerPool(threads, spec) : null;
-  return new CpuBackend(threads, pool, inlineLimit ?? INLINE_COST_LIMIT);
+  return new CpuBackend(threads, pool, inlineLimit ?? INLINE_COST_LIMIT, precision);
 }

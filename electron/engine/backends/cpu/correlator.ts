@@ -11,7 +11,7 @@ import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
 import { overlapSaveSize } from './fir.js';
-import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './kernels.js';
+import type { CorrDirectJob, CorrOverlapSaveJob, Job } from './jobs.js';
 import { GrowableF32, LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
 
 /**
@@ -148,6 +148,7 @@ export class CpuCorrelator implements Correlator {
           kind: 'corr-os',
           complex: this.complex,
           size: this.size,
+          single: this.exec.single32(this.size),
           templateLength: M,
           templateNorm: this.templateNorm,
           spectrum: this.spectrum!,

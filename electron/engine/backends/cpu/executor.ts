@@ -4,8 +4,10 @@
 import { InvalidArgumentError } from '../../errors.js';
 import type { ArrayInput, Backend, DeviceArray, ProcessorInput } from '../backend.js';
 import { isRawSamples, toFloat32 } from '../../types.js';
-import { runTasks, type Job } from './kernels.js';
+import type { Job } from './jobs.js';
+import { runTasks } from './kernels.js';
 import type { WorkerPool } from './pool.js';
+import { isPowerOfTwo } from './simd.js';
 
 /**
  * Jobs cheaper than this (in flop-like units, see fftCost) run on the calling thread. Measured with
@@ -17,6 +19,13 @@ import type { WorkerPool } from './pool.js';
  * times only bracket the break-even: re-measure on an idle one before tuning.
  */
 export const INLINE_COST_LIMIT = 2.5e6;
+
+/**
+ * The largest transform the float32 SIMD kernels take; larger ones stay in float64. Each thread keeps a size's
+ * twiddle tables (28 bytes a point) and its scratch (16 bytes a point) in its WebAssembly memory, which never
+ * shrinks: 2^20 points cost ≈ 44 MiB a thread.
+ */
+export const SIMD_MAX_SIZE = 1 << 20;
 
 /** Approximate cost of one complex FFT of size n, in the units of INLINE_COST_LIMIT. */
 export function fftCost(n: number): number {
@@ -51,7 +60,15 @@ export class Executor {
     readonly backend: Backend,
     readonly pool: WorkerPool | null,
     readonly inlineLimit = INLINE_COST_LIMIT,
+    /** Power-of-two transforms in float32 SIMD (kernels32.ts) rather than float64. */
+    readonly single = false,
   ) {}
+
+  /** True when a transform of size n (≥ min) runs in float32 SIMD: single precision and a power of two up
+   * to SIMD_MAX_SIZE. */
+  single32(n: number, min = 1): boolean {
+    return this.single && n >= min && n <= SIMD_MAX_SIZE && isPowerOfTwo(n);
+  }
 
   /** True when a job of this cost should run on the workers. */
   shared(cost: number): boolean {

@@ -12,7 +12,7 @@ import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
-import type { FirDirectJob, FirOverlapSaveJob, Job } from './kernels.js';
+import type { FirDirectJob, FirOverlapSaveJob, Job } from './jobs.js';
 import { FirCursor, GrowableF32, firFrames, firLanes, firMethod } from '../stream.js';
 
 /**
@@ -152,6 +152,7 @@ export class CpuFir implements FirFilter {
       job = {
         kind: 'fir-os',
         size: this.size,
+        single: this.exec.single32(this.size),
         numtaps: M,
         lanes: V,
         frames,

@@ -3,118 +3,24 @@
 // arrays) and in the worker pool (large jobs, every array backed by a SharedArrayBuffer, each worker taking
 // ranges of tasks), so both paths give bit-identical results.
 //
-// All arithmetic is float64; inputs and outputs are float32.
+// Arithmetic is float64 (inputs and outputs float32), except for jobs marked `single`: power-of-two
+// transforms that kernels32.ts computes in float32 with WebAssembly SIMD.
 
 import { getFftPlan, getRealFftPlan } from '../../fft/index.js';
-import { columnBins, spectrumBins } from '../../protocol/shape.js';
-
-// ------------------------------------------------------------------------------------------------
-// Job descriptions
-
-/** Batched complex FFT: task t transforms input[2n·t …] into output[2n·t …]. */
-export interface FftJob {
-  kind: 'fft';
-  n: number;
-  inverse: boolean;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Batched real FFT (n reals → floor(n/2)+1 bins) or its inverse. */
-export interface RealFftJob {
-  kind: 'rfft' | 'irfft';
-  n: number;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Spectrogram frames: task f windows samples from f·hop (in samples), transforms, writes row f. */
-export interface SpectrogramJob {
-  kind: 'spectrogram';
-  n: number;
-  hop: number;
-  complex: boolean;
-  window: Float64Array;
-  /** Samples from the first frame's start (interleaved I/Q when complex). */
-  samples: Float32Array;
-  /** Output bins per row after reduction (bins when columns = 0). */
-  width: number;
-  /** Reduce to this many columns (max of each column's bins); 0 = no reduction. */
-  columns: number;
-  /** |X|² × norm is the power relative to full scale (1 / Σw²… see spectrogram.ts); DC/Nyquist use normEdge. */
-  norm: number;
-  normEdge: number;
-  floorDb: number;
-  /** frames × width levels (dB). */
-  rows: Float32Array;
-  /** frames × width linear power, when averaging needs it. */
-  linear: Float64Array | null;
-}
-
-/** Direct-form FIR over `frames` frames of `lanes` interleaved real streams. `input` starts M−1 frames early
- * (the history). Task t computes frames [t·chunk, (t+1)·chunk). */
-export interface FirDirectJob {
-  kind: 'fir-direct';
-  taps: Float64Array;
-  lanes: number;
-  frames: number;
-  chunk: number;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Overlap-save FIR. Segment j yields output frames [j·S, (j+1)·S) from input frames [j·S, j·S+L) of `input`
- * (which starts M−1 frames before the first output). Task t = segment ⌊t/groups⌋, stream group t mod groups
- * (pairs of lanes as one complex FFT, an odd last lane through the real FFT). */
-export interface FirOverlapSaveJob {
-  kind: 'fir-os';
-  size: number;
-  numtaps: number;
-  lanes: number;
-  /** Output frames wanted (the last segment may be cut short). */
-  frames: number;
-  /** Spectrum of the taps zero-padded to `size` (interleaved complex, size values). */
-  spectrum: Float64Array;
-  input: Float32Array;
-  output: Float32Array;
-}
-
-/** Direct normalized correlation: lag i of the job uses samples [i, i+M) of `input`. Task t = lags
- * [t·chunk, (t+1)·chunk). */
-export interface CorrDirectJob {
-  kind: 'corr-direct';
-  complex: boolean;
-  /** The template (interleaved when complex), float64. */
-  template: Float64Array;
-  templateNorm: number;
-  lags: number;
-  chunk: number;
-  input: Float32Array;
-  scores: Float32Array;
-}
-
-/** FFT correlation: segment j (a task) gives lags [j·S, j·S+S) from samples [j·S, j·S+L). */
-export interface CorrOverlapSaveJob {
-  kind: 'corr-os';
-  complex: boolean;
-  size: number;
-  templateLength: number;
-  templateNorm: number;
-  /** Conjugate spectrum of the template zero-padded to `size` (interleaved complex). */
-  spectrum: Float64Array;
-  lags: number;
-  input: Float32Array;
-  scores: Float32Array;
-}
-
-export type Job =
-  | FftJob
-  | RealFftJob
-  | SpectrogramJob
-  | FirDirectJob
-  | FirOverlapSaveJob
-  | CorrDirectJob
-  | CorrOverlapSaveJob;
+import { spectrumBins } from '../../protocol/shape.js';
+import type {
+  CorrDirectJob,
+  CorrOverlapSaveJob,
+  FftJob,
+  FirDirectJob,
+  FirOverlapSaveJob,
+  Job,
+  RealFftJob,
+  SpectrogramJob,
+} from './jobs.js';
+import { firTask } from './jobs.js';
+import { columnEdges, writeRow } from './levels.js';
+import { corrSegment32, runFft32, runFirOverlapSave32, runRealFft32, runSpectrogram32 } from './kernels32.js';
 
 // ------------------------------------------------------------------------------------------------
 // Scratch (per thread; jobs never run re-entrantly)
@@ -136,16 +42,16 @@ const GROUP_VALUES = 1 << 15;
 export function runTasks(job: Job, start: number, end: number): void {
   switch (job.kind) {
     case 'fft':
-      return runFft(job, start, end);
+      return job.single === true ? runFft32(job, start, end) : runFft(job, start, end);
     case 'rfft':
     case 'irfft':
-      return runRealFft(job, start, end);
+      return job.single === true ? runRealFft32(job, start, end) : runRealFft(job, start, end);
     case 'spectrogram':
-      return runSpectrogram(job, start, end);
+      return job.single === true ? runSpectrogram32(job, start, end) : runSpectrogram(job, start, end);
     case 'fir-direct':
       return runFirDirect(job, start, end);
     case 'fir-os':
-      return runFirOverlapSave(job, start, end);
+      return job.single === true ? runFirOverlapSave32(job, start, end) : runFirOverlapSave(job, start, end);
     case 'corr-direct':
       return runCorrDirect(job, start, end);
     case 'corr-os':
@@ -203,9 +109,7 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
   const half = n >> 1;
   const plan = complex ? getFftPlan(n) : null;
   const rplan = complex ? null : getRealFftPlan(n);
-  // Display column c takes the max of bins [edges[c], edges[c+1]).
-  const edges = new Int32Array(columns + 1);
-  for (let c = 0; c < columns; c++) [edges[c], edges[c + 1]] = columnBins(c, bins, columns);
+  const edges = columnEdges(bins, columns);
   for (let f = start; f < end; f++) {
     if (plan !== null) {
       const base = 2 * f * hop;
@@ -235,22 +139,7 @@ function runSpectrogram(job: SpectrogramJob, start: number, end: number): void {
         power[k] = (re * re + im * im) * (edge ? normEdge : norm);
       }
     }
-    const row = f * width;
-    if (columns > 0) {
-      for (let c = 0; c < columns; c++) {
-        const lo = edges[c];
-        const hi = edges[c + 1];
-        let m = power[lo];
-        for (let k = lo + 1; k < hi; k++) if (power[k] > m) m = power[k];
-        power[c] = m; // c ≤ lo: reducing in place never overwrites a bin still needed
-      }
-    }
-    for (let c = 0; c < width; c++) {
-      const p = power[c];
-      if (linear !== null) linear[row + c] = p;
-      const db = p > 0 ? 10 * Math.log10(p) : -Infinity;
-      rows[row + c] = db > floorDb ? db : floorDb;
-    }
+    writeRow(power, edges, width, f * width, rows, linear, floorDb);
   }
 }
 
@@ -276,17 +165,12 @@ function runFirDirect(job: FirDirectJob, start: number, end: number): void {
 }
 
 function runFirOverlapSave(job: FirOverlapSaveJob, start: number, end: number): void {
-  const { size: L, numtaps: M, lanes, frames, spectrum: H, input, output } = job;
-  const S = L - M + 1;
+  const { size: L, numtaps: M, lanes, spectrum: H, input, output } = job;
   const pairs = lanes >> 1;
-  const groups = pairs + (lanes & 1);
   const plan = getFftPlan(L);
   const z = buf(0, 2 * L);
   for (let t = start; t < end; t++) {
-    const seg = Math.floor(t / groups);
-    const g = t - seg * groups;
-    const f0 = seg * S;
-    const count = Math.min(S, frames - f0);
+    const { g, f0, count } = firTask(job, t);
     if (g < pairs) {
       // Two real lanes as one complex signal: real taps keep them apart (re → lane v, im → lane v+1).
       const v = 2 * g;
@@ -382,11 +266,19 @@ function runCorrDirect(job: CorrDirectJob, start: number, end: number): void {
 function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number): void {
   const { complex, size: L, templateLength: M, templateNorm, spectrum: T, lags, input: x, scores } = job;
   const S = L - M + 1;
+  let state32: Parameters<typeof corrSegment32>[2] = null;
   for (let seg = start; seg < end; seg++) {
     const l0 = seg * S;
     const count = Math.min(S, lags - l0);
-    let c: Float64Array;
-    if (complex) {
+    // The segment's correlation: c[co + i] (real) or c[co + 2i], c[co + 2i + 1] (complex).
+    let c: Float64Array | Float32Array;
+    let co = 0;
+    if (job.single === true) {
+      const r = corrSegment32(job, seg, state32);
+      state32 = r.state;
+      c = r.c;
+      co = r.offset;
+    } else if (complex) {
       const z = buf(0, 2 * L);
       for (let i = 0; i < 2 * L; i++) z[i] = x[2 * l0 + i];
       const plan = getFftPlan(L);
@@ -417,7 +309,7 @@ function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number)
       if (p !== 0) nonzero++;
     }
     for (let i = 0; i < count; i++) {
-      const num = complex ? Math.hypot(c[2 * i], c[2 * i + 1]) : Math.abs(c[i]);
+      const num = complex ? Math.hypot(c[co + 2 * i], c[co + 2 * i + 1]) : Math.abs(c[co + i]);
       const energy = e + comp;
       scores[l0 + i] = nonzero > 0 ? score(num, templateNorm, energy) : 0;
       if (i + 1 < count) {

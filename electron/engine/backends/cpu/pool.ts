@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { BackendFailedError } from '../../errors.js';
-import type { Job } from './kernels.js';
+import type { Job } from './jobs.js';
+import { simdModule } from './simd.js';
 
 /** The worker script, and for TypeScript sources the loader that must be registered before it. */
 export interface WorkerSpec {
@@ -55,6 +56,8 @@ export interface WorkerRequest {
   counter: Int32Array;
   /** Report the thread's CPU time spent on the job (benchmarks). */
   measure: boolean;
+  /** The float32 kernels' compiled module, sent with a worker's first job (see simd.ts). */
+  simdModule?: object;
 }
 
 export type WorkerReply =
@@ -81,6 +84,8 @@ interface Pending {
 
 export class WorkerPool {
   private readonly workers: Array<Worker | undefined>;
+  /** Workers that were sent the SIMD module. */
+  private readonly hasModule = new WeakSet<Worker>();
   private readonly queue: Pending[] = [];
   private running: { pending: Pending; id: number; waiting: Set<number> } | null = null;
   private nextId = 1;
@@ -178,6 +183,11 @@ export class WorkerPool {
         w.ref();
         waiting.add(i);
         const req: WorkerRequest = { id, job, tasks, chunk, counter, measure: this.measuring };
+        if (!this.hasModule.has(w)) {
+          const module = simdModule();
+          if (module !== null) req.simdModule = module;
+          this.hasModule.add(w);
+        }
         w.postMessage(req);
       }
     } catch (err) {

@@ -7,7 +7,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
 import type { Executor } from './executor.js';
 import { fftCost } from './executor.js';
-import type { SpectrogramJob } from './kernels.js';
+import type { SpectrogramJob } from './jobs.js';
 import { FrameCursor, GrowableF32, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
 
 export class CpuSpectrogram implements SpectrogramProcessor {
@@ -82,6 +82,7 @@ export class CpuSpectrogram implements SpectrogramProcessor {
       job = {
         kind: 'spectrogram',
         n,
+        single: this.exec.single32(n, 4),
         hop,
         complex: this.complex,
         window: this.window,

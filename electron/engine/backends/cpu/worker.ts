@@ -3,6 +3,7 @@
 import { openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { runTasks } from './kernels.js';
+import { useSimdModule } from './simd.js';
 import type { WorkerReply, WorkerRequest } from './pool.js';
 
 const port = parentPort;
@@ -27,6 +28,7 @@ function threadCpuNs(): number | undefined {
 port.on('message', (req: WorkerRequest) => {
   let reply: WorkerReply;
   try {
+    if (req.simdModule !== undefined) useSimdModule(req.simdModule);
     const c0 = req.measure ? threadCpuNs() : undefined;
     let done = 0;
     for (;;) {
