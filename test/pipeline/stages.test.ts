@@ -55,9 +55,9 @@ describe('WriteBehind', () => {
   });
 
   it('sizes file blocks by bytes, never below one frame', () => {
-    expect(fileBlockFrames({ complex: true, channels: 1 })).toBe(1 << 20);
-    expect(fileBlockFrames({ complex: false, channels: 65535 })).toBe(32);
-    expect(fileBlockFrames({ complex: true, channels: 2 ** 22 })).toBe(1);
+    expect(fileBlockFrames({ complex: true, channels: 1 })).toBe(1 << 19);
+    expect(fileBlockFrames({ complex: false, channels: 65535 })).toBe(16);
+    expect(fileBlockFrames({ complex: true, channels: 2 ** 21 })).toBe(1);
   });
 });
 

@@ -7,7 +7,7 @@ import { valuesPerFrame } from '../types.js';
 
 /** Float32 bytes per block of a whole-file job: large enough that the per-block costs (a worker round
  * trip, a device call, a write) vanish beside the work, small enough to keep a few in flight. */
-export const FILE_BLOCK_BYTES = 8 << 20;
+export const FILE_BLOCK_BYTES = 4 << 20;
 
 /** Blocks a whole-file job reads ahead of the one being computed. */
 export const FILE_READ_AHEAD = 2;
