@@ -157,7 +157,9 @@ describe('phasor filter', () => {
     const meta = JSON.parse(readFileSync(f('bp.sigmf-meta'), 'utf8'));
     expect(meta.global['core:datatype']).toBe('cf32_le');
     expect(meta.global['core:sha512']).toBe(
-      createHash('sha512').update(readFileSync(f('bp.sigmf-data'))).digest('hex'),
+      createHash('sha512')
+        .update(readFileSync(f('bp.sigmf-data')))
+        .digest('hex'),
     );
     expect(meta.global['core:author']).toBe('test');
     expect(meta.captures[0]['core:frequency']).toBe(fx.complex.center);
