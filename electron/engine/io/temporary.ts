@@ -64,6 +64,16 @@ export class TemporaryFile {
     return pending.has(this.path);
   }
 
+  /** Writes all of `bytes` at `position`: a write may store fewer bytes than asked (a disk filling up), so
+   * it goes on until all are stored or a write fails (ENOSPC), never taking a short write for a whole one.
+   * Errors are the OS's (callers name the file). */
+  async writeAll(bytes: Uint8Array, position: number): Promise<void> {
+    for (let done = 0; done < bytes.length;) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, position + done);
+      done += bytesWritten;
+    }
+  }
+
   /** Flushes and closes the handle (the file stays a temporary). */
   async close(sync: boolean): Promise<void> {
     try {

@@ -273,14 +273,12 @@ abstract class EncodingWriter implements SampleWriter {
     try {
       const staging = this.#staging;
       const width = this.#width;
-      if (this.#direct && this.#fill === 0 && interleaved.length * 4 >= staging.length) {
-        const bytes = new Uint8Array(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength);
-        await this.#store(bytes);
-        this.#frames += interleaved.length / this.#vpf;
-        this.#busy = false;
-        return;
+      // Large native float32 blocks go to the file as they are; the rest through the staging buffer.
+      const direct = this.#direct && this.#fill === 0 && interleaved.length * 4 >= staging.length;
+      if (direct) {
+        await this.#store(new Uint8Array(interleaved.buffer, interleaved.byteOffset, interleaved.byteLength));
       }
-      for (let i = 0; i < interleaved.length;) {
+      for (let i = direct ? interleaved.length : 0; i < interleaved.length;) {
         const n = Math.min((staging.length - this.#fill) / width, interleaved.length - i);
         this.#clipped += encodeValues(interleaved, i, n, this.enc, this.#q, staging.subarray(this.#fill));
         this.#fill += n * width;
@@ -305,7 +303,7 @@ abstract class EncodingWriter implements SampleWriter {
 
   /** Appends encoded bytes to the data (and the checksum); starts a background datasync now and then. */
   async #store(bytes: Uint8Array): Promise<void> {
-    await Promise.all([this.hash?.update(bytes), this.writeAt(bytes, this.dataStart + this.dataBytes)]);
+    await Promise.all([this.hash?.update(bytes), this.tmp.writeAll(bytes, this.dataStart + this.dataBytes)]);
     this.dataBytes += bytes.length;
     if (this.#syncing === undefined && this.dataBytes - this.#syncedBytes >= SYNC_EVERY_BYTES) {
       const upTo = this.dataBytes;
@@ -321,13 +319,6 @@ abstract class EncodingWriter implements SampleWriter {
   /** Waits for a background datasync (before the final sync and rename, or a discard). */
   protected async synced(): Promise<void> {
     await this.#syncing?.catch(() => undefined);
-  }
-
-  protected async writeAt(bytes: Uint8Array, position: number): Promise<void> {
-    for (let done = 0; done < bytes.length;) {
-      const { bytesWritten } = await this.tmp.handle.write(bytes, done, bytes.length - done, position + done);
-      done += bytesWritten;
-    }
   }
 
   async commit(): Promise<void> {
@@ -381,7 +372,7 @@ class WavWriter extends EncodingWriter {
 
   async start(): Promise<void> {
     try {
-      await this.writeAt(this.#header(false), 0);
+      await this.tmp.writeAll(this.#header(false), 0);
     } catch (err) {
       await this.abort();
       throw wrapOsError(this.path, err);
@@ -447,8 +438,8 @@ class WavWriter extends EncodingWriter {
   }
 
   protected async finish(): Promise<void> {
-    if (this.dataBytes % 2 === 1) await this.writeAt(new Uint8Array(1), this.dataStart + this.dataBytes);
-    await this.writeAt(this.#header(true), 0);
+    if (this.dataBytes % 2 === 1) await this.tmp.writeAll(new Uint8Array(1), this.dataStart + this.dataBytes);
+    await this.tmp.writeAll(this.#header(true), 0);
     await this.synced();
     await this.tmp.close(true);
     await this.tmp.publish();

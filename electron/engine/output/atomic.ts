@@ -13,20 +13,17 @@ export interface OutputFile {
 
 export async function openOutputFile(path: string): Promise<OutputFile> {
   const tmp = await TemporaryFile.create(path);
+  let written = 0;
   return {
     path,
     async write(data) {
       const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       try {
-        // A write may store fewer bytes than asked (a disk filling up): go on until all are stored or
-        // the next write fails (ENOSPC), never taking a short write for a whole one.
-        for (let done = 0; done < bytes.length;) {
-          const { bytesWritten } = await tmp.handle.write(bytes, done, bytes.length - done);
-          done += bytesWritten;
-        }
+        await tmp.writeAll(bytes, written);
       } catch (e) {
         throw ioError(path, e);
       }
+      written += bytes.length;
     },
     async commit() {
       await tmp.close(true);
