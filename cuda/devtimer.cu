@@ -20,21 +20,19 @@ using cd = std::complex<double>;
 // ---------------------------------------------------------------------------------------------------
 // data and references
 
-__global__ void kRandF(float* p, long long n, unsigned seed) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+/** 32 random bits for element i of a seeded stream (a PCG-style hash). */
+__device__ __forceinline__ unsigned randBits(long long i, unsigned seed) {
   unsigned h = (unsigned)i * 747796405u + seed * 2891336453u + 1u;
   h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
-  h = (h >> 22u) ^ h;
-  p[i] = (float)h * (2.0f / 4294967296.0f) - 1.0f;
+  return (h >> 22u) ^ h;
+}
+__global__ void kRandF(float* p, long long n, unsigned seed) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = (float)randBits(i, seed) * (2.0f / 4294967296.0f) - 1.0f;
 }
 __global__ void kRandI16(short* p, long long n, unsigned seed) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  unsigned h = (unsigned)i * 747796405u + seed * 2891336453u + 1u;
-  h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
-  h = (h >> 22u) ^ h;
-  p[i] = (short)(int)((h >> 16) - 32768u);
+  if (i < n) p[i] = (short)(int)((randBits(i, seed) >> 16) - 32768u);
 }
 static void randF(float* p, long long n, unsigned seed, cudaStream_t s) {
   PH_LAUNCH(kRandF, dim3((unsigned)ph::ceilDiv(n, 256)), dim3(256), 0, s, p, n, seed);
