@@ -67,11 +67,18 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
   });
 }
 
-export function getBackend(opts: FileOptions): Promise<Backend> {
-  return openBackend(backendForPrecision(opts.backend, opts.precision), {
-    onWarning: warn,
-    ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
-  });
+/** The backend for a job on inputs already open: when it cannot be opened (unavailable, a refused
+ * --precision), the inputs are closed before the error goes up, so no file handle is left to the GC. */
+export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): Promise<Backend> {
+  try {
+    return await openBackend(backendForPrecision(opts.backend, opts.precision), {
+      onWarning: warn,
+      ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
+    });
+  } catch (e) {
+    await Promise.all(inputs.map((s) => s.close()));
+    throw e;
+  }
 }
 
 /** The backend to open for --backend and --precision: double precision exists on the CPU backend only. */

@@ -32,7 +32,7 @@ export function registerCorrelate(program: Command): void {
       await signal.close();
       throw e;
     });
-    const backend = await getBackend(opts);
+    const backend = await getBackend(opts, signal, template);
     const progress = new Progress('correlate');
     try {
       const r = await correlateSources(backend, signal, template, {

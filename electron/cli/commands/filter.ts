@@ -98,7 +98,7 @@ export function registerFilter(program: Command): void {
       throw e;
     }
     applied.causal = !!opts.causal;
-    const backend = await getBackend(opts);
+    const backend = await getBackend(opts, source);
     const i = source.info;
     const progress = new Progress('filter', i.channels * (i.complex ? 2 : 1) * 4);
     try {

@@ -40,7 +40,7 @@ export function registerPeaks(program: Command): void {
       .option('--count <k>', 'how many peaks', (v) => parseIntOption(v, '--count', 1), 5),
   ).action(async (file: string, opts: PeaksCli) => {
     const source = await openInput(file, opts);
-    const backend = await getBackend(opts);
+    const backend = await getBackend(opts, source);
     const progress = new Progress('peaks');
     try {
       const r = await analyzePeaks(backend, source, {

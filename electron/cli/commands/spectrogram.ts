@@ -82,7 +82,7 @@ export function registerSpectrogram(program: Command): void {
     if (!(opts.range[0] < opts.range[1]))
       throw new InvalidArgumentError('--range must be LOW:HIGH with LOW < HIGH');
     const source = await openInput(file, opts);
-    const backend = await getBackend(opts);
+    const backend = await getBackend(opts, source);
     const progress = new Progress('spectrogram');
     const common = {
       fft: opts.fft,
