@@ -1,26 +1,38 @@
-// Batched power-of-two complex FFT in workgroup memory: Stockham auto-sort, radix 8 stages and one
-// radix 4 or 2 stage for the rest, results in natural order.
+// Batched power-of-two complex FFT, Stockham auto-sort, results in natural order.
 //
-// A workgroup transforms COLS sequences of L points at once (COLS·L points in workgroup memory). Sequence
-// t, element i is read at  inBase + (t / period)·block + (t % period)·inA + i·inB  and written at the
-// same formula with the out* strides, so one kernel serves contiguous batches and both passes of a
-// four-step plan (strided columns, transposed stores). With OUTER, each output is multiplied by the
-// four-step twiddle W_N^((t % period)·i) before the store. Twiddles come from float64-computed tables.
+// A transform of L points is done by L/E threads that hold E = min(8, L) points each in registers: a
+// first stage of radix FIRST (2, 4 or 8; the thread does E/FIRST of its butterflies), then STAGES
+// radix-8 stages. Points move between threads through workgroup memory between stages only: the first
+// stage's inputs come straight from the source and the last stage's outputs go straight to the
+// destination, each thread's loads and stores E coalesced rows apart.
+//
+// A workgroup transforms COLS sequences at once. Sequence t, element i is read at
+//   inBase + (t / period)·block + (t % period)·inA + i·inB
+// and written at the same formula with the out* strides, so one kernel serves contiguous batches and
+// both passes of a four-step plan (strided columns, transposed stores). Threads are laid out with
+// adjacent threads on adjacent elements of one sequence, or, when both the loads and the stores are
+// column-fast (strided columns), on adjacent sequences; a side laid out the other way goes through
+// workgroup memory. With OUTER, each output is multiplied by the four-step twiddle W_N^((t % period)·i)
+// before the store. Twiddles come from float64-computed tables.
 //
 // The lines marked //! are replaced by the planner (electron/engine/backends/webgpu/shaders.ts): one
 // source, one pipeline per size and direction. The values below make the file valid WGSL on its own.
 
 const L: u32 = 1024u; //! points of one transform
+const LOG2L: u32 = 10u; //! log2(L)
 const COLS: u32 = 1u; //! transforms per workgroup
-const T: u32 = 128u; //! threads per workgroup
-const E: u32 = 8u; //! points per thread: COLS·L / T
-const STAGES8: u32 = 3u; //! radix-8 stages
-const LAST: u32 = 2u; //! radix of the last stage: 4, 2, or 1 (none)
+const E: u32 = 8u; //! points a thread holds: min(8, L)
+const FIRST: u32 = 2u; //! radix of the first stage: L = FIRST · 8^STAGES
+const STAGES: u32 = 3u; //! radix-8 stages after the first
+const PITCH: u32 = 1024u; //! workgroup-memory words of one sequence (L, or more against bank conflicts)
 const SIGN: f32 = -1.0; //! exponent sign: −1 forward, +1 inverse
 const OUTER: bool = false; //! multiply by the four-step twiddles before the store
-const LOAD_COLS_FAST: bool = false; //! adjacent threads load adjacent transforms (strided columns)
-const STORE_COLS_FAST: bool = false; //! adjacent threads store adjacent transforms (transposed output)
+const LOAD_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the source (strided columns)
+const STORE_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the destination (transposed)
 
+const TL: u32 = L / E; // threads of one transform
+const T: u32 = COLS * TL; // threads of the workgroup
+const REG_COLS_FAST: bool = LOAD_COLS_FAST && STORE_COLS_FAST;
 const SQRT_HALF: f32 = 0.70710678118654752;
 
 struct Params {
@@ -47,8 +59,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> outer: array<vec2<f32>>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-var<workgroup> buf: array<vec2<f32>, COLS * L>;
-var<private> tid: u32;
+var<workgroup> buf: array<vec2<f32>, COLS * PITCH>;
 
 fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -75,148 +86,186 @@ fn outerTwiddle(m: u32) -> vec2<f32> {
   return vec2<f32>(c.x, SIGN * c.y);
 }
 
-fn address(t: u32, i: u32, base: u32, a: u32, b: u32) -> u32 {
-  return base + (t / p.period) * p.block + (t % p.period) * a + i * b;
+// Where sequence t starts in a buffer laid out with strides (block, a) and element stride b.
+fn origin(t: u32, base: u32, a: u32) -> u32 {
+  return base + (t / p.period) * p.block + (t % p.period) * a;
 }
 
-// One Stockham stage of radix R over sub-transforms of ns points: each thread reads and transforms its
-// butterflies into registers, then (after a barrier) writes them to their auto-sorted places.
-// Butterfly q of a stage reads its r-th input, twiddled by W_(ns·R)^(r·k).
-fn input(R: u32, ns: u32, q: u32, r: u32) -> vec2<f32> {
-  let s = L / R;
-  let c = q / s;
-  let j = q % s;
-  let k = j % ns;
-  return cmul(buf[c * L + j + r * s], twiddle(r * k * (L / (ns * R))));
+// The DFT of 8 points in place, outputs in natural order.
+fn dft8(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
+  let a0 = (*x)[o];
+  let a1 = (*x)[o + s];
+  let a2 = (*x)[o + 2u * s];
+  let a3 = (*x)[o + 3u * s];
+  let a4 = (*x)[o + 4u * s];
+  let a5 = (*x)[o + 5u * s];
+  let a6 = (*x)[o + 6u * s];
+  let a7 = (*x)[o + 7u * s];
+  // two radix-4 butterflies (even and odd inputs), then a radix-2 step with W_8^k
+  let e0 = a0 + a4;
+  let e1 = a0 - a4;
+  let e2 = a2 + a6;
+  let e3 = rot(a2 - a6);
+  let o0 = a1 + a5;
+  let o1 = a1 - a5;
+  let o2 = a3 + a7;
+  let o3 = rot(a3 - a7);
+  let E0 = e0 + e2;
+  let E2 = e0 - e2;
+  let E1 = e1 + e3;
+  let E3 = e1 - e3;
+  let O0 = o0 + o2;
+  let O2 = rot(o0 - o2);
+  let O1 = w8(o1 + o3);
+  let O3 = rot(w8(o1 - o3));
+  (*x)[o] = E0 + O0;
+  (*x)[o + 4u * s] = E0 - O0;
+  (*x)[o + s] = E1 + O1;
+  (*x)[o + 5u * s] = E1 - O1;
+  (*x)[o + 2u * s] = E2 + O2;
+  (*x)[o + 6u * s] = E2 - O2;
+  (*x)[o + 3u * s] = E3 + O3;
+  (*x)[o + 7u * s] = E3 - O3;
 }
 
-// Writes the thread's butterflies (R outputs each, in v) to their places, then waits for the workgroup.
-fn place(v: ptr<function, array<vec2<f32>, E>>, R: u32, ns: u32) {
-  workgroupBarrier();
-  let s = L / R;
-  for (var b = 0u; b < E / R; b++) {
-    let q = tid + b * T;
-    let j = q % s;
-    let d = (q / s) * L + (j / ns) * ns * R + j % ns;
-    for (var r = 0u; r < R; r++) {
-      buf[d + r * ns] = (*v)[b * R + r];
-    }
-  }
-  workgroupBarrier();
+fn dft4(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
+  let a0 = (*x)[o];
+  let a1 = (*x)[o + s];
+  let a2 = (*x)[o + 2u * s];
+  let a3 = (*x)[o + 3u * s];
+  let t0 = a0 + a2;
+  let t1 = a0 - a2;
+  let t2 = a1 + a3;
+  let t3 = rot(a1 - a3);
+  (*x)[o] = t0 + t2;
+  (*x)[o + s] = t1 + t3;
+  (*x)[o + 2u * s] = t0 - t2;
+  (*x)[o + 3u * s] = t1 - t3;
 }
 
-fn stage8(ns: u32) {
-  var v: array<vec2<f32>, E>;
-  for (var b = 0u; b < E / 8u; b++) {
-    let q = tid + b * T;
-    var a: array<vec2<f32>, 8>;
-    for (var r = 0u; r < 8u; r++) {
-      a[r] = input(8u, ns, q, r);
-    }
-    // two radix-4 butterflies (even and odd inputs), then a radix-2 step with W_8^k
-    let e0 = a[0] + a[4];
-    let e1 = a[0] - a[4];
-    let e2 = a[2] + a[6];
-    let e3 = rot(a[2] - a[6]);
-    let o0 = a[1] + a[5];
-    let o1 = a[1] - a[5];
-    let o2 = a[3] + a[7];
-    let o3 = rot(a[3] - a[7]);
-    let E0 = e0 + e2;
-    let E2 = e0 - e2;
-    let E1 = e1 + e3;
-    let E3 = e1 - e3;
-    let O0 = o0 + o2;
-    let O2 = rot(o0 - o2);
-    let O1 = w8(o1 + o3);
-    let O3 = rot(w8(o1 - o3));
-    v[b * 8u + 0u] = E0 + O0;
-    v[b * 8u + 4u] = E0 - O0;
-    v[b * 8u + 1u] = E1 + O1;
-    v[b * 8u + 5u] = E1 - O1;
-    v[b * 8u + 2u] = E2 + O2;
-    v[b * 8u + 6u] = E2 - O2;
-    v[b * 8u + 3u] = E3 + O3;
-    v[b * 8u + 7u] = E3 - O3;
-  }
-  place(&v, 8u, ns);
-}
-
-fn stage4(ns: u32) {
-  var v: array<vec2<f32>, E>;
-  for (var b = 0u; b < E / 4u; b++) {
-    let q = tid + b * T;
-    let a0 = input(4u, ns, q, 0u);
-    let a1 = input(4u, ns, q, 1u);
-    let a2 = input(4u, ns, q, 2u);
-    let a3 = input(4u, ns, q, 3u);
-    let t0 = a0 + a2;
-    let t1 = a0 - a2;
-    let t2 = a1 + a3;
-    let t3 = rot(a1 - a3);
-    v[b * 4u + 0u] = t0 + t2;
-    v[b * 4u + 1u] = t1 + t3;
-    v[b * 4u + 2u] = t0 - t2;
-    v[b * 4u + 3u] = t1 - t3;
-  }
-  place(&v, 4u, ns);
-}
-
-fn stage2(ns: u32) {
-  var v: array<vec2<f32>, E>;
-  for (var b = 0u; b < E / 2u; b++) {
-    let q = tid + b * T;
-    let a0 = input(2u, ns, q, 0u);
-    let a1 = input(2u, ns, q, 1u);
-    v[b * 2u] = a0 + a1;
-    v[b * 2u + 1u] = a0 - a1;
-  }
-  place(&v, 2u, ns);
+fn dft2(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
+  let a0 = (*x)[o];
+  let a1 = (*x)[o + s];
+  (*x)[o] = a0 + a1;
+  (*x)[o + s] = a0 - a1;
 }
 
 @compute @workgroup_size(T)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-  tid = lid;
   let first = (wid.y * p.groupsX + wid.x) * COLS;
-  for (var u = 0u; u < E; u++) {
-    let e = tid + u * T;
-    var c = e / L;
-    var i = e % L;
-    if (LOAD_COLS_FAST) {
-      c = e % COLS;
-      i = e / COLS;
-    }
-    let t = first + c;
+  var c = lid / TL;
+  var tid = lid % TL;
+  if (REG_COLS_FAST) {
+    c = lid % COLS;
+    tid = lid / COLS;
+  }
+  let t = first + c;
+  let row = c * PITCH;
+  var x: array<vec2<f32>, 8>;
+
+  // Inputs: register k holds element tid + k·TL.
+  if (LOAD_COLS_FAST == REG_COLS_FAST) {
     if (t < p.count) {
-      buf[c * L + i] = src[address(t, i, p.inBase, p.inA, p.inB)];
-    }
-  }
-  workgroupBarrier();
-  var ns = 1u;
-  for (var s = 0u; s < STAGES8; s++) {
-    stage8(ns);
-    ns *= 8u;
-  }
-  if (LAST == 4u) {
-    stage4(ns);
-  } else if (LAST == 2u) {
-    stage2(ns);
-  }
-  for (var u = 0u; u < E; u++) {
-    let e = tid + u * T;
-    var c = e / L;
-    var i = e % L;
-    if (STORE_COLS_FAST) {
-      c = e % COLS;
-      i = e / COLS;
-    }
-    let t = first + c;
-    if (t < p.count) {
-      var x = buf[c * L + i] * p.scale;
-      if (OUTER) {
-        x = cmul(x, outerTwiddle((t % p.period) * i));
+      let o = origin(t, p.inBase, p.inA);
+      for (var k = 0u; k < E; k++) {
+        x[k] = src[o + (tid + k * TL) * p.inB];
       }
-      dst[address(t, i, p.outBase, p.outA, p.outB)] = x;
+    }
+  } else {
+    for (var u = 0u; u < E; u++) {
+      let e = lid + u * T;
+      let lc = e % COLS;
+      let li = e / COLS;
+      if (first + lc < p.count) {
+        buf[lc * PITCH + li] = src[origin(first + lc, p.inBase, p.inA) + li * p.inB];
+      }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < E; k++) {
+      x[k] = buf[row + tid + k * TL];
+    }
+    workgroupBarrier();
+  }
+
+  // First stage, radix FIRST, no twiddles: butterfly b of the thread (j = tid + b·TL) takes registers
+  // b + r·E/FIRST and writes its outputs to j·FIRST + r.
+  const B0: u32 = E / FIRST;
+  for (var b = 0u; b < B0; b++) {
+    if (FIRST == 8u) {
+      dft8(&x, b, B0);
+    } else if (FIRST == 4u) {
+      dft4(&x, b, B0);
+    } else if (FIRST == 2u) {
+      dft2(&x, b, B0);
+    }
+  }
+  if (STAGES > 0u) {
+    for (var b = 0u; b < B0; b++) {
+      let j = tid + b * TL;
+      for (var r = 0u; r < FIRST; r++) {
+        buf[row + j * FIRST + r] = x[b + r * B0];
+      }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < 8u; k++) {
+      x[k] = buf[row + tid + k * TL];
+    }
+  }
+
+  // Radix-8 stages over sub-transforms of ns = FIRST·8^(s−1) points (log2 lns).
+  var lns = LOG2L - 3u * STAGES;
+  for (var s = 0u; s < STAGES; s++) {
+    let k = tid & ((1u << lns) - 1u);
+    let step = k << (LOG2L - lns - 3u); // W_(8·ns)^(r·k) = W_L^(r·step)
+    for (var r = 1u; r < 8u; r++) {
+      x[r] = cmul(x[r], twiddle(r * step));
+    }
+    dft8(&x, 0u, 1u);
+    if (s + 1u < STAGES) {
+      workgroupBarrier();
+      let d = row + ((tid >> lns) << (lns + 3u)) + k;
+      for (var r = 0u; r < 8u; r++) {
+        buf[d + (r << lns)] = x[r];
+      }
+      workgroupBarrier();
+      for (var r = 0u; r < 8u; r++) {
+        x[r] = buf[row + tid + r * TL];
+      }
+    }
+    lns += 3u;
+  }
+
+  // Outputs: register r holds element tid + r·TL.
+  if (STORE_COLS_FAST == REG_COLS_FAST) {
+    if (t < p.count) {
+      let o = origin(t, p.outBase, p.outA);
+      for (var r = 0u; r < E; r++) {
+        let i = tid + r * TL;
+        var v = x[r] * p.scale;
+        if (OUTER) {
+          v = cmul(v, outerTwiddle((t % p.period) * i));
+        }
+        dst[o + i * p.outB] = v;
+      }
+    }
+  } else {
+    workgroupBarrier();
+    for (var r = 0u; r < E; r++) {
+      buf[row + tid + r * TL] = x[r];
+    }
+    workgroupBarrier();
+    for (var u = 0u; u < E; u++) {
+      let e = lid + u * T;
+      let sc = e % COLS;
+      let si = e / COLS;
+      let ts = first + sc;
+      if (ts < p.count) {
+        var v = buf[sc * PITCH + si] * p.scale;
+        if (OUTER) {
+          v = cmul(v, outerTwiddle((ts % p.period) * si));
+        }
+        dst[origin(ts, p.outBase, p.outA) + si * p.outB] = v;
+      }
     }
   }
 }

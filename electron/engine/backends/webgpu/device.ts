@@ -108,13 +108,27 @@ export function noGpuReason(devDir = '/dev'): string | undefined {
   return `no WebGPU adapter was found: this machine has no GPU device (no ${devDir}/dri/renderD* or ${devDir}/nvidia*)${hint}`;
 }
 
+/** Dawn's instance options. PHASOR_DAWN_FLAGS adds to them, space-separated, for diagnosing the kernels
+ * on a driver (e.g. `enable-dawn-features=dump_shaders`). */
+function dawnFlags(): string[] {
+  const extra = (process.env.PHASOR_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  // GPU timestamps at the driver's resolution (Dawn rounds them to 65.5 µs by default, as browsers do);
+  // no zero-fill of workgroup memory: every kernel writes its workgroup memory before reading it, and
+  // the fill costs a pass and a barrier per workgroup (and seconds of compile time on SwiftShader)
+  return [
+    'disable-dawn-features=timestamp_quantization',
+    'enable-dawn-features=disable_workgroup_init',
+    ...extra,
+  ];
+}
+
 async function requestAdapter(): Promise<{ gpu?: GPU; adapter?: GPUAdapter; reason?: string }> {
   const none = noGpuReason();
   if (none !== undefined) return { reason: none };
   const load = await loadModule();
   if (!load.module) return { reason: load.reason };
   try {
-    const gpu = load.module.create([]);
+    const gpu = load.module.create(dawnFlags());
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter) return { reason: noAdapterReason() };
     return { gpu, adapter };

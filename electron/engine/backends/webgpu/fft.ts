@@ -62,7 +62,7 @@ export interface RealPlan {
 const ELEMENTWISE_THREADS = 256;
 /** Points a workgroup of a four-step pass holds (its transforms side by side, so strided loads and
  * transposed stores touch adjacent addresses). */
-export const FOUR_STEP_POINTS = 1024;
+export const FOUR_STEP_POINTS = 4096;
 
 interface Pow2Variant {
   L: number;
@@ -97,7 +97,9 @@ export class WebGpuFft {
 
   constructor(readonly ctx: WebGpuContext) {
     let cap = 1;
-    while (cap * 2 * 8 <= ctx.limits.workgroupStorage) cap *= 2;
+    // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
+    const threads = Math.min(1024, ctx.limits.invocations, ctx.limits.workgroupSizeX);
+    while (cap * 2 * 8 <= ctx.limits.workgroupStorage && (cap * 2) / 8 <= threads) cap *= 2;
     this.onePassMax = cap;
     this.arena = new UniformArena(ctx.device);
     this.scratch = new ScratchBuffers(ctx.device);
@@ -187,22 +189,28 @@ export class WebGpuFft {
     return m;
   }
 
+  /** The most threads a workgroup of the pow2 kernel may have. */
+  get maxThreads(): number {
+    return Math.min(1024, this.ctx.limits.invocations, this.ctx.limits.workgroupSizeX);
+  }
+
   /** The one-pass kernel for a variant (pipelines cached by their constants). */
   pow2Pipeline(v: Pow2Variant): { pipeline: GPUComputePipeline; threads: number; pointsPerGroup: number } {
     const points = v.L * v.cols;
-    const maxRadix = v.L >= 8 ? 8 : v.L;
-    const threads = Math.max(
-      1,
-      Math.min(256, this.ctx.limits.invocations, this.ctx.limits.workgroupSizeX, points / maxRadix),
-    );
     const m = log2(v.L);
+    const e = Math.min(8, v.L);
+    const first = m === 0 ? 1 : [8, 2, 4][m % 3];
+    const stages = m <= 3 ? 0 : (m - log2(first)) / 3;
+    const threads = points / e;
     const constants: ShaderConstants = {
       L: v.L,
+      LOG2L: m,
       COLS: v.cols,
-      T: threads,
-      E: points / threads,
-      STAGES8: Math.floor(m / 3),
-      LAST: [1, 2, 4][m % 3],
+      E: e,
+      FIRST: first,
+      STAGES: stages,
+      // an odd pitch (in 8-byte words) keeps column-fast accesses of adjacent sequences on distinct banks
+      PITCH: v.cols > 1 ? v.L + 1 : v.L,
       SIGN: v.inverse ? 1 : -1,
       OUTER: v.outer,
       LOAD_COLS_FAST: v.loadColsFast,
@@ -335,9 +343,15 @@ export class WebGpuFft {
   }
 }
 
-/** Transforms per workgroup for a pass of L points: enough to fill about 1024 points (or the memory). */
+/** Transforms per workgroup for a pass of L points: enough to fill about `target` points, within the
+ * workgroup's memory (with the padded pitch) and threads. */
 function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
-  return Math.max(1, Math.min(fft.onePassMax, Math.max(L, target)) / L);
+  const storage = fft.ctx.limits.workgroupStorage;
+  let cols = 1;
+  const fits = (c: number) =>
+    c * L <= target && c * (L + 1) * 8 <= storage && (c * L) / Math.min(8, L) <= fft.maxThreads;
+  while (fits(cols * 2)) cols *= 2;
+  return cols;
 }
 
 class OnePassPlan implements ComplexPlan {
