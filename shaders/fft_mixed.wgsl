@@ -3,8 +3,8 @@
 // natural order.
 //
 // A workgroup transforms COLS sequences of L points (COLS·L points in workgroup memory). Sequence t,
-// element i is read at  inBase + (t / period)·block + (t % period)·inA + i·inB  and written at the same
-// formula with the out* strides, so one kernel serves contiguous batches and both passes of a four-step
+// element i is read at  base + (t / period)·block + (t % period)·a + i·b  (p.read) and written at the same
+// formula with p.write, so one kernel serves contiguous batches and both passes of a four-step
 // plan. With OUTER, each output is multiplied by the four-step twiddle W_N^((t % period)·i) before the
 // store. Twiddles come from float64-computed tables (WGSL's f32 cos/sin are too coarse).
 //
@@ -20,7 +20,8 @@ const L: u32 = 1000u; //! points of one transform
 const COLS: u32 = 1u; //! transforms per workgroup
 const T: u32 = 200u; //! threads per workgroup
 const ROUNDS: u32 = 1u; //! butterflies a thread takes in the widest stage: ceil(COLS·L / (R·T))
-const R0: u32 = 8u; //! radix of each stage, 1 for none (R0 first)
+const STAGES: u32 = 4u; //! stages: R0 … R(STAGES − 1) are used
+const R0: u32 = 8u; //! radix of each stage (R0 first)
 const R1: u32 = 5u; //!
 const R2: u32 = 5u; //!
 const R3: u32 = 5u; //!
@@ -35,6 +36,7 @@ const LOAD_COLS_FAST: bool = false; //! adjacent threads load adjacent transform
 const STORE_COLS_FAST: bool = false; //! adjacent threads store adjacent transforms (transposed output)
 
 const P: u32 = COLS * L;
+const RADICES = array<u32, 10>(R0, R1, R2, R3, R4, R5, R6, R7, R8, R9);
 
 // cos and sin of 2π/3, 2π·m/5 and 2π·m/7
 const S3: f32 = 0.86602540378443864676;
@@ -55,13 +57,8 @@ struct Params {
   period: u32,
   block: u32,
   groupsX: u32, // workgroups along x of the dispatch
-  inBase: u32,
-  inA: u32,
-  inB: u32,
-  outBase: u32,
-  outA: u32,
-  outB: u32,
-  outerSplit: u32, // W_N^m = outer[m % outerSplit] · outer[outerSplit + m / outerSplit]
+  read: vec4<u32>, // base, a, b of the loads (w unused)
+  write: vec4<u32>, // base, a, b of the stores; w: outerSplit, W_N^m = outer[m % w] · outer[w + m / w]
   scale: f32,
   sign: f32, // exponent sign: −1 forward, +1 inverse (one pipeline serves both directions)
 }
@@ -70,7 +67,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;
 // (cos, sin)(2π·m/L) for m < L
 @group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;
-// (cos, sin)(2π·m/N) for m < outerSplit, then (cos, sin)(2π·m·outerSplit/N)
+// (cos, sin)(2π·m/N) for m < split, then (cos, sin)(2π·m·split/N)  (split = p.write.w)
 @group(0) @binding(3) var<storage, read> outer: array<vec2<f32>>;
 @group(0) @binding(4) var<uniform> p: Params;
 
@@ -91,8 +88,9 @@ fn conjIf(c: vec2<f32>) -> vec2<f32> {
   return vec2<f32>(c.x, p.sign * c.y);
 }
 
-fn address(t: u32, i: u32, base: u32, a: u32, b: u32) -> u32 {
-  return base + (t / p.period) * p.block + (t % p.period) * a + i * b;
+// Sequence t's element i at base + (t / period)·block + (t % period)·a + i·b
+fn address(t: u32, i: u32, s: vec4<u32>) -> u32 {
+  return s.x + (t / p.period) * p.block + (t % p.period) * s.y + i * s.z;
 }
 
 // A butterfly's values: R of the 8 slots used.
@@ -222,78 +220,44 @@ fn stage(R: u32, ns: u32) {
   workgroupBarrier();
 }
 
+// Element e of the workgroup's points → (transform c, index i): transforms side by side in memory,
+// or, with colsFast, adjacent e in adjacent transforms (strided columns, transposed rows).
+fn slot(e: u32, colsFast: bool) -> vec2<u32> {
+  if (colsFast) {
+    return vec2<u32>(e % COLS, e / COLS);
+  }
+  return vec2<u32>(e / L, e % L);
+}
+
 @compute @workgroup_size(T)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   tid = lid;
   let first = (wid.y * p.groupsX + wid.x) * COLS;
   for (var e = tid; e < P; e += T) {
-    var c = e / L;
-    var i = e % L;
-    if (LOAD_COLS_FAST) {
-      c = e % COLS;
-      i = e / COLS;
-    }
-    let t = first + c;
+    let ci = slot(e, LOAD_COLS_FAST);
+    let t = first + ci.x;
     if (t < p.count) {
-      buf[c * L + i] = src[address(t, i, p.inBase, p.inA, p.inB)];
+      buf[ci.x * L + ci.y] = src[address(t, ci.y, p.read)];
     }
   }
   workgroupBarrier();
   var ns = 1u;
-  if (R0 > 1u) {
-    stage(R0, ns);
-    ns *= R0;
-  }
-  if (R1 > 1u) {
-    stage(R1, ns);
-    ns *= R1;
-  }
-  if (R2 > 1u) {
-    stage(R2, ns);
-    ns *= R2;
-  }
-  if (R3 > 1u) {
-    stage(R3, ns);
-    ns *= R3;
-  }
-  if (R4 > 1u) {
-    stage(R4, ns);
-    ns *= R4;
-  }
-  if (R5 > 1u) {
-    stage(R5, ns);
-    ns *= R5;
-  }
-  if (R6 > 1u) {
-    stage(R6, ns);
-    ns *= R6;
-  }
-  if (R7 > 1u) {
-    stage(R7, ns);
-    ns *= R7;
-  }
-  if (R8 > 1u) {
-    stage(R8, ns);
-    ns *= R8;
-  }
-  if (R9 > 1u) {
-    stage(R9, ns);
+  for (var st = 0u; st < STAGES; st++) {
+    let r = RADICES[st];
+    stage(r, ns);
+    ns *= r;
   }
   for (var e = tid; e < P; e += T) {
-    var c = e / L;
-    var i = e % L;
-    if (STORE_COLS_FAST) {
-      c = e % COLS;
-      i = e / COLS;
-    }
-    let t = first + c;
+    let ci = slot(e, STORE_COLS_FAST);
+    let t = first + ci.x;
     if (t < p.count) {
-      var x = buf[c * L + i] * p.scale;
+      var x = buf[ci.x * L + ci.y] * p.scale;
       if (OUTER) {
-        let m = (t % p.period) * i;
-        x = cmul(x, conjIf(cmul(outer[m % p.outerSplit], outer[p.outerSplit + m / p.outerSplit])));
+        let m = (t % p.period) * ci.y;
+        let split = p.write.w;
+        x = cmul(x, conjIf(cmul(outer[m % split], outer[split + m / split])));
       }
-      dst[address(t, i, p.outBase, p.outA, p.outB)] = x;
+      dst[address(t, ci.y, p.write)] = x;
     }
   }
 }

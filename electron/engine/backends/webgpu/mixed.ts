@@ -85,17 +85,16 @@ interface MixedVariant {
   storeColsFast: boolean;
 }
 
-/** Strides and scale of one dispatch (the kernel's Params, see shaders/fft_mixed.wgsl). */
+/** Where sequence t's element i lives: base + (t / period)·block + (t % period)·a + i·b. */
+type Strides = [base: number, a: number, b: number];
+
+/** One dispatch's sequences, reads, writes and scale (the kernel's Params, see shaders/fft_mixed.wgsl). */
 interface MixedArgs {
   count: number;
   period: number;
   block: number;
-  inBase: number;
-  inA: number;
-  inB: number;
-  outBase: number;
-  outA: number;
-  outB: number;
+  read: Strides;
+  write: Strides;
   outerSplit: number;
   scale: number;
 }
@@ -110,20 +109,12 @@ export class MixedRadix {
   constructor(readonly host: MixedHost) {
     const ctx = host.ctx;
     this.onePassMax = Math.min(ONE_PASS_CAP, Math.floor(ctx.limits.workgroupStorage / 8));
-    const entry = (type: GPUBufferBindingType, binding: number): GPUBindGroupLayoutEntry => ({
-      binding,
-      visibility: 4, // GPUShaderStage.COMPUTE
-      buffer: { type },
-    });
+    // src, dst, the twiddles, the four-step twiddles, Params
+    const types: GPUBufferBindingType[] = ['read-only-storage', 'storage', 'read-only-storage'];
+    types.push('read-only-storage', 'uniform');
     this.layout = ctx.device.createBindGroupLayout({
       label: 'fft_mixed',
-      entries: [
-        entry('read-only-storage', 0),
-        entry('storage', 1),
-        entry('read-only-storage', 2),
-        entry('read-only-storage', 3),
-        entry('uniform', 4),
-      ],
+      entries: types.map((type, binding) => ({ binding, visibility: 4 /* COMPUTE */, buffer: { type } })),
     });
     this.pipelineLayout = ctx.device.createPipelineLayout({ bindGroupLayouts: [this.layout] });
   }
@@ -135,11 +126,11 @@ export class MixedRadix {
   }
 
   /** The plan for a 7-smooth n (one pass or four-step), or undefined where neither reaches. */
-  plan(n: number): MixedPlan | MixedFourStepPlan | undefined {
+  plan(n: number): MixedPlan | undefined {
     if (mixedRadices(n) === undefined) return undefined;
     if (this.fitsOnePass(n)) return new MixedPlan(this, n);
     const split = this.fourStepSplit(n);
-    return split ? new MixedFourStepPlan(this, n, split[0], split[1]) : undefined;
+    return split ? new MixedPlan(this, n, split[0], split[1]) : undefined;
   }
 
   /** n = n1·n2 with n1 ≤ n2 both within one pass, n1 the largest such divisor up to √n. */
@@ -177,6 +168,7 @@ export class MixedRadix {
       LOAD_COLS_FAST: v.loadColsFast,
       STORE_COLS_FAST: v.storeColsFast,
     };
+    constants.STAGES = radices.length;
     for (let s = 0; s < MIXED_STAGES; s++) constants[`R${s}`] = radices[s] ?? 1;
     const key = JSON.stringify(constants);
     let found = this.pipelines.get(key);
@@ -210,20 +202,17 @@ export class MixedRadix {
     const { pipeline } = this.pipeline(v);
     const g = grid(Math.ceil(a.count / v.cols), this.host.ctx.limits.workgroupsPerDimension);
     const uniforms = job.arena.slot(
-      [a.count, a.period, a.block, g.x, a.inBase, a.inA, a.inB, a.outBase, a.outA, a.outB, a.outerSplit],
+      [a.count, a.period, a.block, g.x, ...a.read, 0, ...a.write, a.outerSplit],
       [a.scale, v.inverse ? 1 : -1],
     );
     const tw = this.host.twiddleTable(v.L);
-    const bindGroup = this.host.ctx.device.createBindGroup({
-      layout: this.layout,
-      entries: [
-        { binding: 0, resource: { buffer: src } },
-        { binding: 1, resource: { buffer: dst } },
-        { binding: 2, resource: { buffer: tw } },
-        { binding: 3, resource: { buffer: outer ?? tw } },
-        { binding: 4, resource: uniforms },
-      ],
-    });
+    const buffers = [src, dst, tw, outer ?? tw];
+    const entries: GPUBindGroupEntry[] = buffers.map((buffer, binding) => ({
+      binding,
+      resource: { buffer },
+    }));
+    entries.push({ binding: buffers.length, resource: uniforms });
+    const bindGroup = this.host.ctx.device.createBindGroup({ layout: this.layout, entries });
     job.pass.setPipeline(pipeline);
     job.pass.setBindGroup(0, bindGroup);
     job.pass.dispatchWorkgroups(g.x, g.y);
@@ -234,84 +223,36 @@ export class MixedRadix {
   }
 }
 
-/** One pass in workgroup memory, `cols` transforms a workgroup. */
+/** One pass in workgroup memory (`cols` transforms a workgroup), or for n = n1·n2 a four-step: n2
+ * columns of n1 points (stride n2) with the twiddles W_n^(column·k1) folded into their stores, then n1
+ * rows of n2 points stored transposed. */
 export class MixedPlan {
-  readonly method = 'mixed';
-  readonly scratchPerRow = 0;
-  readonly dispatches = 1;
-  readonly radices: number[];
-  private readonly cols: number;
-
-  constructor(
-    private readonly mixed: MixedRadix,
-    readonly n: number,
-  ) {
-    this.radices = mixedRadices(n)!;
-    this.cols = mixed.colsFor(n);
-  }
-
-  encode(
-    job: Job,
-    src: GPUBuffer,
-    inBase: number,
-    dst: GPUBuffer,
-    outBase: number,
-    rows: number,
-    inverse: boolean,
-    _slot = 0,
-    scale = inverse ? 1 / this.n : 1,
-  ): void {
-    const v = {
-      L: this.n,
-      cols: this.cols,
-      inverse,
-      outer: false,
-      loadColsFast: false,
-      storeColsFast: false,
-    };
-    this.mixed.dispatch(job, v, src, dst, undefined, {
-      count: rows,
-      period: 1,
-      block: this.n,
-      inBase,
-      inA: 0,
-      inB: 1,
-      outBase,
-      outA: 0,
-      outB: 1,
-      outerSplit: 1,
-      scale,
-    });
-  }
-
-  describe(): string {
-    return `mixed radix (${this.n} = ${this.radices.join('·')}, ${this.cols} a workgroup)`;
-  }
-}
-
-/** n = n1·n2: n2 columns of n1 points (stride n2) with the twiddles W_n^(column·k1) folded into their
- * stores, then n1 rows of n2 points stored transposed. */
-export class MixedFourStepPlan {
-  readonly method = 'mixed-four-step';
+  readonly method: 'mixed' | 'mixed-four-step';
   readonly scratchPerRow: number;
-  readonly dispatches = 2;
-  private readonly outer: GPUBuffer;
-  /** W_n^m = outer[m % split] · outer[split + m / split]: two tables of about √n entries. */
+  readonly dispatches: number;
+  /** Four-step twiddles W_n^m = outer[m % split] · outer[split + m / split]: two tables of about √n. */
+  private readonly outer: GPUBuffer | undefined;
   private readonly split: number;
 
   constructor(
     private readonly mixed: MixedRadix,
     readonly n: number,
-    readonly n1: number,
-    readonly n2: number,
+    /** 1 for one pass */
+    readonly n1 = 1,
+    readonly n2 = n,
   ) {
-    this.scratchPerRow = n;
-    this.split = Math.ceil(Math.sqrt(n));
-    const coarse = Math.ceil(n / this.split);
-    const table = new Float32Array(2 * (this.split + coarse));
-    table.set(unitCircle(n, this.split), 0);
-    table.set(unitCircle(n, coarse, this.split), 2 * this.split);
-    this.outer = mixed.host.table(table, `mixed four-step twiddles ${n}`);
+    const fourStep = n1 > 1;
+    this.method = fourStep ? 'mixed-four-step' : 'mixed';
+    this.scratchPerRow = fourStep ? n : 0;
+    this.dispatches = fourStep ? 2 : 1;
+    this.split = fourStep ? Math.ceil(Math.sqrt(n)) : 1;
+    if (fourStep) {
+      const coarse = Math.ceil(n / this.split);
+      const table = new Float32Array(2 * (this.split + coarse));
+      table.set(unitCircle(n, this.split), 0);
+      table.set(unitCircle(n, coarse, this.split), 2 * this.split);
+      this.outer = mixed.host.table(table, `mixed four-step twiddles ${n}`);
+    }
   }
 
   encode(
@@ -326,51 +267,54 @@ export class MixedFourStepPlan {
     scale = inverse ? 1 / this.n : 1,
   ): void {
     const { n, n1, n2, mixed } = this;
-    const tmp = mixed.host.scratch.get(slot, rows * n * 8);
-    mixed.dispatch(
-      job,
-      { L: n1, cols: mixed.colsFor(n1), inverse, outer: true, loadColsFast: true, storeColsFast: true },
-      src,
-      tmp,
-      this.outer,
-      {
-        count: rows * n2,
-        period: n2,
+    const pass = (L: number, colsFast: boolean) => ({
+      L,
+      cols: mixed.colsFor(L),
+      inverse,
+      outer: false,
+      loadColsFast: false,
+      storeColsFast: colsFast,
+    });
+    if (!this.outer) {
+      mixed.dispatch(job, pass(n, false), src, dst, undefined, {
+        count: rows,
+        period: 1,
         block: n,
-        inBase,
-        inA: 1,
-        inB: n2,
-        outBase: 0,
-        outA: 1,
-        outB: n2,
-        outerSplit: this.split,
-        scale: 1,
-      },
-    );
-    mixed.dispatch(
-      job,
-      { L: n2, cols: mixed.colsFor(n2), inverse, outer: false, loadColsFast: false, storeColsFast: true },
-      tmp,
-      dst,
-      undefined,
-      {
-        count: rows * n1,
-        period: n1,
-        block: n,
-        inBase: 0,
-        inA: n2,
-        inB: 1,
-        outBase,
-        outA: 1,
-        outB: n1,
+        read: [inBase, 0, 1],
+        write: [outBase, 0, 1],
         outerSplit: 1,
         scale,
-      },
-    );
+      });
+      return;
+    }
+    const tmp = mixed.host.scratch.get(slot, rows * n * 8);
+    // columns: element i of column c at c + i·n2, twiddled by W_n^(c·i) before the store
+    const columns = { ...pass(n1, true), outer: true, loadColsFast: true };
+    mixed.dispatch(job, columns, src, tmp, this.outer, {
+      count: rows * n2,
+      period: n2,
+      block: n,
+      read: [inBase, 1, n2],
+      write: [0, 1, n2],
+      outerSplit: this.split,
+      scale: 1,
+    });
+    // rows: row k1 at k1·n2 … (contiguous), element k2 stored at k1 + k2·n1
+    mixed.dispatch(job, pass(n2, true), tmp, dst, undefined, {
+      count: rows * n1,
+      period: n1,
+      block: n,
+      read: [0, n2, 1],
+      write: [outBase, 1, n1],
+      outerSplit: 1,
+      scale,
+    });
   }
 
   describe(): string {
     const r = (m: number) => mixedRadices(m)!.join('·');
+    if (!this.outer)
+      return `mixed radix (${this.n} = ${r(this.n)}, ${this.mixed.colsFor(this.n)} a workgroup)`;
     return `mixed four-step (${this.n1} × ${this.n2}: ${r(this.n1)} | ${r(this.n2)})`;
   }
 }
