@@ -1,8 +1,10 @@
 // Batched complex FFT on the WebGPU backend: kernel time from GPU timestamp queries (when the adapter
 // has `timestamp-query`; the data already on the device) and whole calls from host arrays and back.
-// Prints medians and Gsamples/s, one row per size.
+// Prints medians and Gsamples/s, one row per size, with the plan each size took (one pass or four-step
+// of the power-of-two kernel, mixed radix in one pass or four-step, Bluestein).
 //
 //   npx tsx bench/webgpu/fft.ts [--sizes 64,256,1024,4096,65536,1048576] [--points 16777216] [--reps 20]
+//   npx tsx bench/webgpu/fft.ts --sizes 100,360,1000,3000,4800,44100,48000,96000     (mixed radix)
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx bench/webgpu/fft.ts --points 262144 --reps 3
 //
 // batch = points / n (at least 1). On SwiftShader the numbers only show that the path works.
@@ -11,7 +13,7 @@ import { createWebGpuBackend, type WebGpuBackend } from '../../electron/engine/b
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: 'string', default: '64,256,1024,4096,16384,65536,1048576,1000,48000' },
+    sizes: { type: 'string', default: '64,256,1024,4096,16384,65536,1048576,1000,3000,48000' },
     points: { type: 'string', default: String(1 << 24) },
     reps: { type: 'string', default: '20' },
     inverse: { type: 'boolean', default: false },

@@ -17,7 +17,7 @@ import {
 } from './reference.js';
 import { concat, maxAbsDiff, randomBlocks, randomF32, randomInts, relL2, toF64 } from './util.js';
 
-const FFT_SIZES = [1, 2, 3, 5, 7, 8, 16, 48, 64, 100, 1000, 1024, 4096, 48000, 65536, 65537];
+const FFT_SIZES = [1, 2, 3, 5, 7, 8, 16, 48, 64, 100, 360, 1000, 1024, 4096, 44100, 48000, 65536, 65537];
 const batchFor = (n: number) => (n <= 4096 ? 3 : 2);
 
 // References are shared by every backend entry: compute each once.

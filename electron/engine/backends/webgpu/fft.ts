@@ -10,13 +10,15 @@
 // e.g. 4096 in 32 or 48 KiB) in one pass of shaders/fft_pow2.wgsl; larger powers of two up to onePassMax²
 // as a four-step FFT of two passes of the same kernel (strided columns with the twiddles folded into their
 // stores, then contiguous rows stored transposed); every other n by Bluestein (shaders/bluestein.wgsl)
-// over a power-of-two plan. Mixed radix 3/5/7 for smooth sizes is not built yet: they take Bluestein.
+// over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
+// shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
 
 import { InvalidArgumentError } from '../../errors.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { WebGpuContext } from './device.js';
 import { grid, ScratchBuffers, UniformArena, unitCircle, uploadTable } from './gpu.js';
+import { MixedRadix } from './mixed.js';
 import { shaderSource, variant, type ShaderConstants, type ShaderFamily } from './shaders.js';
 
 /** Everything one submit needs: the encoder and its compute pass, the uniform slots, the scratch space. */
@@ -27,7 +29,7 @@ export interface FftJob {
 
 export interface ComplexPlan {
   readonly n: number;
-  readonly method: 'one-pass' | 'four-step' | 'bluestein';
+  readonly method: 'one-pass' | 'four-step' | 'bluestein' | 'mixed' | 'mixed-four-step';
   /** Complex points of scratch space per transform (beyond input and output). */
   readonly scratchPerRow: number;
   /** Uniform slots one encode takes. */
@@ -94,6 +96,8 @@ export class WebGpuFft {
   private readonly pow2Layout: GPUBindGroupLayout;
   private readonly pow2PipelineLayout: GPUPipelineLayout;
   private readonly owned: GPUBuffer[] = [];
+  /** Plans for 7-smooth sizes that are not powers of two. */
+  readonly mixed: MixedRadix;
 
   constructor(readonly ctx: WebGpuContext) {
     let cap = 1;
@@ -119,6 +123,7 @@ export class WebGpuFft {
       ],
     });
     this.pow2PipelineLayout = ctx.device.createPipelineLayout({ bindGroupLayouts: [this.pow2Layout] });
+    this.mixed = new MixedRadix(this);
   }
 
   /** The largest n a complex plan accepts. */
@@ -139,6 +144,9 @@ export class WebGpuFft {
         }
         p = n <= this.onePassMax ? new OnePassPlan(this, n) : new FourStepPlan(this, n);
       } else {
+        p = this.mixed.plan(n);
+      }
+      if (!p) {
         if (2 * n - 1 > this.maxSize) {
           throw new InvalidArgumentError(
             `fft: n = ${n} needs a Bluestein transform above the largest on this adapter (${this.maxSize})`,
@@ -338,6 +346,7 @@ export class WebGpuFft {
     this.realPlans.clear();
     this.pipelines.clear();
     this.modules.clear();
+    this.mixed.dispose();
     this.scratch.destroy();
     this.arena.destroy();
   }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type ShaderFamily =
-  'fft_pow2' | 'bluestein' | 'real' | 'samples' | 'spectrogram' | 'fir' | 'correlate';
+  'fft_pow2' | 'fft_mixed' | 'bluestein' | 'real' | 'samples' | 'spectrogram' | 'fir' | 'correlate';
 export type ShaderConstants = Record<string, number | boolean>;
 
 let shaderDir: string | undefined;
