@@ -99,7 +99,7 @@ export class BridgedWebGpuBackend implements Backend {
     this.#pending = pending;
     this.#nextId = nextId;
     this.device = hello.device;
-    this.details = { ...hello.details, bridge: 'Chromium WebGPU over a MessagePort' };
+    this.details = { ...hello.details, bridge: 'the WebGPU bridge (a MessagePort)' };
     this.#firDirectMaxTaps = hello.firDirectMaxTaps;
     if (hello.deviceTimer) {
       // Present only when the far side has it: hasDeviceTimer() looks for the method.

@@ -33,6 +33,9 @@ import type {
 /** Bumped when a message changes shape; the engine refuses a server of another version. */
 export const BRIDGE_VERSION = 1;
 
+/** What a page posts to the bridge's worker (worker.ts) with a port in the transfer list: serve a backend on it. */
+export const PORT_MESSAGE = 'phasor-webgpu-port';
+
 /** The parts of a MessagePort the bridge uses (a web MessagePort, a worker, or an adapter around
  * Electron's MessagePortMain or a WebSocket). Only ArrayBuffers are ever in `transfer`. */
 export interface BridgePort {

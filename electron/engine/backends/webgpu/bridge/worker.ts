@@ -5,10 +5,8 @@
 //   const worker = new Worker('webgpu-worker.js', { type: 'module' });
 //   worker.postMessage({ type: 'phasor-webgpu-port' }, [port]);
 
-import type { BridgePort } from './protocol.js';
+import { PORT_MESSAGE, type BridgePort } from './protocol.js';
 import { serveBrowserWebGpu } from './browser.js';
-
-export const PORT_MESSAGE = 'phasor-webgpu-port';
 
 interface WorkerScope {
   onmessage: ((event: { data: unknown; ports: readonly BridgePort[] }) => void) | null;
