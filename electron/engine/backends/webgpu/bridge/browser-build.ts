@@ -10,7 +10,26 @@ export const BROWSER_STUBBED = ['node:fs', 'node:path', 'node:url', 'webgpu'] as
 /** The stub module's file. */
 export const browserStubFile = fileURLToPath(new URL('./node-stub.ts', import.meta.url));
 
-/** Vite/rolldown aliases: each stubbed module → the stub. */
-export function browserAliases(): Array<{ find: RegExp; replacement: string }> {
-  return BROWSER_STUBBED.map((name) => ({ find: new RegExp(`^${name}$`), replacement: browserStubFile }));
+/** A Vite plugin that points the WebGPU backend's imports of the stubbed modules at the stub. It rewrites
+ * the import specifiers in the backend's own sources, before they are resolved: electron-vite's preload
+ * build marks Node's built-ins external before any resolver sees them. */
+export function browserStubs(): {
+  name: string;
+  enforce: 'pre';
+  transform(code: string, id: string): string | null;
+} {
+  const names = BROWSER_STUBBED.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const specifier = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*)(['"])(?:${names})\\2`, 'g');
+  return {
+    name: 'phasor-webgpu-browser-stubs',
+    enforce: 'pre',
+    transform: (code, id) => {
+      if (!/[\\/]backends[\\/]webgpu[\\/]/.test(id)) return null;
+      const out = code.replace(
+        specifier,
+        (_m, lead: string, quote: string) => `${lead}${quote}${browserStubFile}${quote}`,
+      );
+      return out === code ? null : out;
+    },
+  };
 }

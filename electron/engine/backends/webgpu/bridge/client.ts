@@ -115,6 +115,7 @@ export class BridgedWebGpuBackend implements Backend {
       });
     }
     port.onmessage = (event) => settle(this.#pending, event.data, (err) => this.#failed(err));
+    port.onclose = () => this.disconnect('the WebGPU bridge closed (its window or worker went away)');
   }
 
   /** Fails every call in flight and every later one: the far side went away (its window or worker). */

@@ -41,6 +41,8 @@ export const PORT_MESSAGE = 'phasor-webgpu-port';
 export interface BridgePort {
   postMessage(message: unknown, transfer: ArrayBuffer[]): void;
   onmessage: ((event: { data: unknown }) => void) | null;
+  /** Set by the engine's side where the port can tell that its other end went away. */
+  onclose?: (() => void) | null;
 }
 
 /** An input as it crosses: a host array, a DeviceArray by number, or raw integer samples. */
