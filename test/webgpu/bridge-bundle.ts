@@ -3,7 +3,7 @@
 // shaders/*.wgsl inlined as text (bridge/shader-text.ts). Returns every output file by name, in memory.
 import { fileURLToPath } from 'node:url';
 import { build, type Rollup } from 'vite';
-import { browserAliases } from '../../electron/engine/backends/webgpu/bridge/browser-build.js';
+import { browserStubs } from '../../electron/engine/backends/webgpu/bridge/browser-build.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
@@ -12,7 +12,7 @@ export async function buildBridgePage(): Promise<Map<string, string>> {
     configFile: false,
     logLevel: 'error',
     root: here('../..'),
-    resolve: { alias: browserAliases() },
+    plugins: [browserStubs()],
     build: {
       write: false,
       target: 'es2022',
