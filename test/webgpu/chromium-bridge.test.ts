@@ -8,17 +8,21 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Backend, CorrelationChunk } from '../../electron/engine/backends/backend.js';
+import type { Backend, BackendProvider, CorrelationChunk } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+import { FailoverBackend } from '../../electron/engine/backends/failover.js';
 import {
   connectWebGpuBridge,
+  webGpuBridgeProvider,
   type BridgedWebGpuBackend,
 } from '../../electron/engine/backends/webgpu/bridge/client.js';
+import type { BridgePort } from '../../electron/engine/backends/webgpu/bridge/protocol.js';
 import { socketPort, type SocketLike } from '../../electron/engine/backends/webgpu/bridge/wire.js';
 import { getWindow } from '../../electron/engine/dsp/index.js';
+import type { PhasorWarning } from '../../electron/engine/errors.js';
 import { concat, maxAbsDiff, randomF32, relL2 } from '../conformance/util.js';
 import { buildBridgePage } from './bridge-bundle.js';
 
@@ -43,6 +47,7 @@ if (!found) {
 let server: Server;
 let sockets: WebSocketServer;
 let browser: Browser;
+let origin: string;
 let gpu: BridgedWebGpuBackend;
 let cpu: Backend;
 const pageLog: string[] = [];
@@ -65,20 +70,24 @@ beforeAll(async () => {
     }
   });
   sockets = new WebSocketServer({ server, path: '/bridge' });
-  const connected = new Promise<WebSocket>((resolve) => sockets.once('connection', resolve));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  gpu = await connectWebGpuBridge(await openPage().then((p) => p.port), { timeoutMs: 60_000 });
+  cpu = await createCpuBackend({ threads: 0, precision: 'double' });
+}, 120_000);
+
+/** A new page of the bridge (its own worker and WebSocket): the port to it, and the page. */
+async function openPage(): Promise<{ port: BridgePort; page: Page }> {
+  const connected = new Promise<WebSocket>((resolve) => sockets.once('connection', resolve));
   const page = await browser.newPage();
   page.on('console', (m) => pageLog.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`error: ${e.message}`));
-  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.goto(`${origin}/`);
   const ws = await connected;
   ws.binaryType = 'arraybuffer';
-  gpu = await connectWebGpuBridge(socketPort(ws as unknown as SocketLike), { timeoutMs: 60_000 });
-  cpu = await createCpuBackend({ threads: 0, precision: 'double' });
-}, 120_000);
+  return { port: socketPort(ws as unknown as SocketLike), page };
+}
 
 afterAll(async () => {
   await gpu?.dispose();
@@ -216,5 +225,38 @@ describe.skipIf(!found)('the WebGPU backend in headless Chromium, through the br
     expect(best.score).toBeGreaterThan(0.9);
     g.dispose();
     c.dispose();
+  }, 60_000);
+
+  it('fails over to the CPU without losing a block when the page goes away mid-stream', async () => {
+    let page: Page | undefined;
+    const warnings: PhasorWarning[] = [];
+    const chain: BackendProvider[] = [
+      webGpuBridgeProvider(async () => {
+        const opened = await openPage();
+        page = opened.page;
+        return { port: opened.port };
+      }),
+      {
+        name: 'cpu',
+        probe: async () => ({ available: true, device: 'cpu' }),
+        create: () => createCpuBackend({ threads: 0 }),
+      },
+    ];
+    const b = await FailoverBackend.open(chain, (w) => warnings.push(w));
+    expect(b.name).toBe('webgpu');
+    const config = { taps: randomF32(33, 12), complex: false, channels: 1 };
+    const x = randomF32(6000, 13);
+    const f = b.createFir(config);
+    const parts = [await f.process(x.subarray(0, 2000))];
+    await page!.close(); // its worker, its device and its socket go with it
+    parts.push(await f.process(x.subarray(2000, 4000)), await f.process(x.subarray(4000)), await f.flush());
+    expect(b.name).toBe('cpu');
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^backend webgpu failed: the WebGPU bridge closed/),
+    ]);
+    const c = cpu.createFir(config);
+    expect(relL2(concat(parts), concat([await c.process(x), await c.flush()]))).toBeLessThanOrEqual(TOL);
+    c.dispose();
+    await b.dispose();
   }, 60_000);
 });

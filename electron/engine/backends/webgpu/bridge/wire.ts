@@ -72,14 +72,18 @@ export function decodeFrame(frame: ArrayBuffer): unknown {
 export interface SocketLike {
   send(data: ArrayBuffer): void;
   onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: (() => void) | null;
 }
 
-/** A BridgePort over a WebSocket: each message one binary frame (transfer lists have no meaning here). */
+/** A BridgePort over a WebSocket: each message one binary frame (transfer lists have no meaning here);
+ * the socket closing tells the engine's side that the far side went away. */
 export function socketPort(socket: SocketLike): BridgePort {
   const port: BridgePort = {
     postMessage: (message) => socket.send(encodeFrame(message)),
     onmessage: null,
+    onclose: null,
   };
+  socket.onclose = () => port.onclose?.();
   socket.onmessage = (event) => {
     if (event.data instanceof ArrayBuffer) port.onmessage?.({ data: decodeFrame(event.data) });
   };
