@@ -105,6 +105,7 @@ describe.skipIf(!found)('the WebGPU backend in headless Chromium, through the br
     expect(gpu.details.api).toMatch(/^Vulkan, Chromium \d+ WebGPU \(navigator\.gpu\)$/);
     expect(String(gpu.details.architecture).toLowerCase()).toContain('swiftshader');
     expect(typeof gpu.details.vendor).toBe('string');
+    expect(gpu.details.software).toBe('yes'); // so `auto` passes over it, as over Dawn's SwiftShader
     expect(gpu.details.maxFft).toBeGreaterThan(4096);
     console.log(`Chromium's adapter: ${gpu.device}; ${JSON.stringify(gpu.details)}`);
   });

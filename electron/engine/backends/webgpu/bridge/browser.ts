@@ -46,6 +46,8 @@ export function describeAdapter(
       maxBuffer: l.maxBufferSize,
       subgroups: adapter.features.has('subgroups') ? 'yes' : 'no',
       timestampQuery: adapter.features.has('timestamp-query') ? 'yes' : 'no',
+      // A software adapter (SwiftShader) is slower than the CPU backend: `auto` passes over it.
+      software: info.isFallbackAdapter || /swiftshader/i.test(info.architecture) ? 'yes' : 'no',
     },
   };
 }

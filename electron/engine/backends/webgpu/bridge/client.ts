@@ -448,7 +448,9 @@ export type BridgeConnect = () => Promise<{ port: BridgePort } | { reason: strin
  * app runs) and disposes it; a failed probe is tried again next time.
  */
 export function webGpuBridgeProvider(connect: BridgeConnect): BackendProvider {
-  let found: { available: true; device: string; details: Record<string, string | number> } | undefined;
+  let found:
+    | { available: true; device: string; details: Record<string, string | number>; autoSkip?: string }
+    | undefined;
   const create = async (): Promise<BridgedWebGpuBackend> => {
     const c = await connect();
     if ('reason' in c) throw new BackendUnavailableError('webgpu', c.reason);
@@ -461,6 +463,8 @@ export function webGpuBridgeProvider(connect: BridgeConnect): BackendProvider {
       try {
         const b = await create();
         found = { available: true, device: b.device, details: b.details };
+        if (b.details.software === 'yes')
+          found.autoSkip = 'a software adapter, slower than the CPU backend: --backend webgpu asks for it';
         await b.dispose();
         return found;
       } catch (err) {
