@@ -8,11 +8,14 @@
 // out/main/worker.js      the CPU backend's worker thread
 // out/main/mic-worker.js  the audio worker thread (audify stays external: a native addon)
 // out/preload/index.cjs   the preload
+// out/preload/gpu.cjs     the hidden WebGPU window's preload: the bridge's server and the WebGPU backend,
+//                         shaders/*.wgsl inlined, Node-only imports stubbed (webgpu/bridge/browser-build.ts)
 // out/renderer/           the page (index.html + assets)
 
 import { resolve } from 'node:path';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'electron-vite';
+import { browserStubs } from './electron/engine/backends/webgpu/bridge/browser-build.js';
 
 const root = import.meta.dirname;
 
@@ -34,13 +37,17 @@ export default defineConfig({
     },
   },
   preload: {
+    plugins: [browserStubs()],
     build: {
       outDir: resolve(root, 'out/preload'),
       externalizeDeps: false,
       rolldownOptions: {
-        input: { index: resolve(root, 'electron/preload/index.ts') },
+        input: {
+          index: resolve(root, 'electron/preload/index.ts'),
+          gpu: resolve(root, 'electron/preload/gpu.ts'),
+        },
         // A sandboxed preload must be a single CommonJS script.
-        output: { format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
   },

@@ -69,12 +69,13 @@ export class EngineConnections {
 
 /**
  * Follows the main process's orders on the parent port. `shutdown` closes every connection, then calls
- * `onShutdown` (which ends the process).
+ * `onShutdown` (which ends the process); a `gpu-port` answer goes to `onGpuPort` (gpu.ts).
  */
 export function serveParent(
   parent: ParentPortLike,
   connections: EngineConnections,
   onShutdown: () => void,
+  onGpuPort?: (answer: { request: number; reason?: string }, port: PortLike | undefined) => void,
 ): void {
   parent.on('message', (e) => {
     const m = e?.data;
@@ -84,6 +85,8 @@ export function serveParent(
       if (port) connections.add(m.window, port);
     } else if (m.type === 'disconnect') {
       connections.remove(m.window);
+    } else if (m.type === 'gpu-port') {
+      onGpuPort?.(m, e.ports?.[0]);
     } else {
       connections.closeAll();
       onShutdown();

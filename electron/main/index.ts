@@ -27,15 +27,21 @@ import {
 import { resolveAppFile } from '../cli/web/files.js';
 import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
 import { CHOOSE_FILE_CHANNEL, FileDialogs } from './dialog.js';
+import { isEngineRequest } from '../engine-host/messages.js';
 import { EngineProcess } from './engine-process.js';
+import { GpuWindow, webGpuSwitches } from './gpu-window.js';
 import { CONNECT_CHANNEL, ENGINE_STATE_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
 const SCHEME = 'phasor';
 const APP_URL = `${SCHEME}://app/index.html`;
+// The hidden window that runs WebGPU for the engine host: an empty page, its preload does the work.
+const GPU_URL = `${SCHEME}://gpu/index.html`;
+const GPU_PORT_CHANNEL = 'phasor:gpu-port';
 const here = path.dirname(fileURLToPath(import.meta.url)); // out/main
 const rendererDir = path.join(here, '..', 'renderer');
 const preloadFile = path.join(here, '..', 'preload', 'index.cjs');
+const gpuPreloadFile = path.join(here, '..', 'preload', 'gpu.cjs');
 // Beside this bundle, with the engine's workers (worker.js, mic-worker.js) it starts.
 const engineHostFile = path.join(here, 'engine-host.js');
 const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
@@ -65,8 +71,53 @@ function liveContents(id: number): WebContents | null {
   return contents && !contents.isDestroyed() ? contents : null;
 }
 
+const gpuWindow = new GpuWindow<MessagePortMain>({
+  open: () => {
+    const win = new BrowserWindow({
+      show: false,
+      title: 'Phasor WebGPU',
+      webPreferences: {
+        preload: gpuPreloadFile,
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        webSecurity: true,
+        backgroundThrottling: false,
+        spellcheck: false,
+      },
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      win.webContents.once('did-finish-load', () => resolve());
+      win.webContents.once('did-fail-load', (_e, code, description) =>
+        reject(new Error(`${description} (${code})`)),
+      );
+    });
+    void win.loadURL(GPU_URL);
+    return {
+      ready,
+      gone: () => win.isDestroyed() || win.webContents.isCrashed(),
+      deliver: (port) => win.webContents.postMessage(GPU_PORT_CHANNEL, null, [port]),
+      close: () => {
+        if (!win.isDestroyed()) win.destroy();
+      },
+    };
+  },
+  createChannel: () => {
+    const { port1, port2 } = new MessageChannelMain();
+    return { host: port1, window: port2 };
+  },
+  log: (message) => console.error(message),
+});
+
 const engineProcess = new EngineProcess<MessagePortMain>({
-  fork: () => utilityProcess.fork(engineHostFile, [], { serviceName: 'Phasor engine', stdio: 'inherit' }),
+  fork: () => {
+    const child = utilityProcess.fork(engineHostFile, [], { serviceName: 'Phasor engine', stdio: 'inherit' });
+    // The host's only request: a channel to the WebGPU window (one per backend it opens).
+    child.on('message', (message: unknown) => {
+      if (isEngineRequest(message)) void gpuWindow.answer(child, message);
+    });
+    return child;
+  },
   createChannel: () => {
     const { port1, port2 } = new MessageChannelMain();
     return { host: port1, window: port2 };
@@ -149,6 +200,8 @@ function createWindow(): void {
   win.on('closed', () => {
     windows.delete(id);
     hub.disconnect(id);
+    // The hidden WebGPU window must not keep the app open once the last app window is gone.
+    if (windows.size === 0) gpuWindow.close();
   });
   // A reload connects again (replacing the old connection); a crash ends it.
   win.webContents.on('render-process-gone', () => hub.disconnect(id));
@@ -166,6 +219,10 @@ function serveApp(): void {
   const headers = securityHeaders(contentSecurityPolicy());
   protocol.handle(SCHEME, async (request) => {
     const url = new URL(request.url);
+    if (url.host === 'gpu') {
+      const page = '<!doctype html><meta charset="utf-8"><title>Phasor WebGPU</title>';
+      return new Response(page, { status: 200, headers: { ...headers, 'Content-Type': 'text/html' } });
+    }
     const found = url.host === 'app' ? resolveAppFile(rendererDir, url.pathname) : null;
     if (!found) return new Response('not found', { status: 404, headers });
     const body = await readFile(found.file);
@@ -198,12 +255,15 @@ function lockDown(): void {
 // WebGL rather than fall back to its software renderer; the waterfall is WebGL2, so allow the fallback.
 // A usable GPU is still preferred: the flag only changes what happens when there is none.
 app.commandLine.appendSwitch('enable-unsafe-swiftshader');
+// WebGPU for the engine (gpu-window.ts): Linux Chromium offers navigator.gpu only with these.
+for (const [name, value] of webGpuSwitches(process.platform)) app.commandLine.appendSwitch(name, value);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', () => {
-    const win = BrowserWindow.getAllWindows()[0];
+    const first = windows.values().next().value;
+    const win = first ? BrowserWindow.fromWebContents(first) : null;
     if (win) {
       if (win.isMinimized()) win.restore();
       win.focus();
@@ -219,7 +279,7 @@ if (!app.requestSingleInstanceLock()) {
     engineProcess.start();
     createWindow();
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createWindow();
+      if (windows.size === 0) createWindow();
     });
   });
   app.on('window-all-closed', () => {

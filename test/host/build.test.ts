@@ -230,6 +230,11 @@ describe('electron-vite build', () => {
     // Quitting waits for the engine host to close its connections and exit by itself.
     expect(res.quit).toEqual({ prevented: true, quits: 1, hostExit: 0 });
     // Software WebGL is allowed where no GPU is usable, so the waterfall shows everywhere.
-    expect(res.switches).toEqual(['enable-unsafe-swiftshader']);
+    // WebGPU for the engine's hidden window: Linux Chromium needs Vulkan switched on as well.
+    expect(res.switches).toEqual([
+      'enable-unsafe-swiftshader',
+      'enable-unsafe-webgpu',
+      ...(process.platform === 'linux' ? ['enable-features=Vulkan'] : []),
+    ]);
   });
 });

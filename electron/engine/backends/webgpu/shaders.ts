@@ -4,6 +4,8 @@
 //   const L: u32 = 1024u; //! points of one transform
 // variant(source, { L: 4096 }) rewrites those declarations' values, so every size comes from one source
 // (the defaults keep the file valid WGSL by itself). A constant a variant does not name keeps its default.
+// In a browser (the desktop app's Chromium WebGPU, bridge/) there is no file system: the page's bundle
+// embeds the same files and hands them over with provideShaderSources before the first kernel is built.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +14,17 @@ import { fileURLToPath } from 'node:url';
 export type ShaderFamily =
   'fft_pow2' | 'fft_mixed' | 'bluestein' | 'real' | 'samples' | 'spectrogram' | 'fir' | 'correlate';
 export type ShaderConstants = Record<string, number | boolean>;
+
+/** Every kernel family, one file shaders/<family>.wgsl each. */
+export const SHADER_FAMILIES: readonly ShaderFamily[] = [
+  'fft_pow2',
+  'bluestein',
+  'real',
+  'samples',
+  'spectrogram',
+  'fir',
+  'correlate',
+];
 
 let shaderDir: string | undefined;
 const sources = new Map<ShaderFamily, string>();
@@ -28,6 +41,14 @@ export function findShaderDir(): string | undefined {
     dir = parent;
   }
   return undefined;
+}
+
+/** Gives the kernels' sources where they cannot be read from shaders/ (a browser bundle embeds them). */
+export function provideShaderSources(given: Readonly<Record<ShaderFamily, string>>): void {
+  for (const family of SHADER_FAMILIES) {
+    if (typeof given[family] !== 'string') throw new Error(`the WGSL kernel ${family}.wgsl is missing`);
+    sources.set(family, given[family]);
+  }
 }
 
 export function shaderSource(family: ShaderFamily): string {

@@ -1,0 +1,69 @@
+// The desktop app's WebGPU, kept free of Electron imports so tests run it with fakes. Dawn cannot run in
+// an Electron process, so the engine host's WebGPU backend runs on Chromium's navigator.gpu in a hidden
+// window (its preload, electron/preload/gpu.ts, serves the bridge of engine/backends/webgpu/bridge). When
+// the host asks for a port (`gpu-port`, engine-host/messages.ts), this makes a channel, gives one end to
+// the window (opened on the first request, again after it died) and the other to the host. Linux Chromium
+// shows navigator.gpu only with WebGPU and Vulkan switched on (electron issues 41763, 40929).
+
+import type { EngineRequest, HostMessage } from '../engine-host/messages.js';
+
+/** Chromium switches the WebGPU window needs on this platform (app.commandLine.appendSwitch each). */
+export function webGpuSwitches(platform: string): Array<[name: string, value?: string]> {
+  const switches: Array<[string, string?]> = [['enable-unsafe-webgpu']];
+  if (platform === 'linux') switches.push(['enable-features', 'Vulkan']);
+  return switches;
+}
+
+/** The parts of a hidden BrowserWindow used here. */
+export interface GpuWindowLike<Port> {
+  /** Resolves once the page and its preload are loaded (did-finish-load). */
+  readonly ready: Promise<void>;
+  /** Whether the window (or its renderer) is gone. */
+  gone(): boolean;
+  /** Hands the window its end of a channel (the preload's GPU_PORT_CHANNEL). */
+  deliver(port: Port): void;
+  close(): void;
+}
+
+export interface GpuWindowOptions<Port> {
+  /** Opens the hidden window (BrowserWindow with show: false, the GPU preload, phasor://gpu/). */
+  open(): GpuWindowLike<Port>;
+  createChannel(): { host: Port; window: Port };
+  log?(message: string): void;
+}
+
+/** What the host's port request is answered with. */
+export interface PortAnswerTarget<Port> {
+  postMessage(message: HostMessage, transfer?: Port[]): void;
+}
+
+export class GpuWindow<Port> {
+  readonly #o: GpuWindowOptions<Port>;
+  #window: GpuWindowLike<Port> | null = null;
+
+  constructor(options: GpuWindowOptions<Port>) {
+    this.#o = options;
+  }
+
+  /** Closes the window (the app's last window closed); a later request opens a new one. */
+  close(): void {
+    this.#window?.close();
+    this.#window = null;
+  }
+
+  /** Answers the engine host's request for a port: one end to it, the other to the hidden window. */
+  async answer(host: PortAnswerTarget<Port>, request: EngineRequest): Promise<void> {
+    try {
+      if (!this.#window || this.#window.gone()) this.#window = this.#o.open();
+      const win = this.#window;
+      await win.ready;
+      const { host: hostEnd, window: windowEnd } = this.#o.createChannel();
+      win.deliver(windowEnd);
+      host.postMessage({ type: 'gpu-port', request: request.request }, [hostEnd]);
+    } catch (err) {
+      const reason = `the WebGPU window could not be opened: ${err instanceof Error ? err.message : String(err)}`;
+      this.#o.log?.(`phasor: ${reason}`);
+      host.postMessage({ type: 'gpu-port', request: request.request, reason });
+    }
+  }
+}
