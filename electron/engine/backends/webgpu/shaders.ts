@@ -18,6 +18,7 @@ export type ShaderConstants = Record<string, number | boolean>;
 /** Every kernel family, one file shaders/<family>.wgsl each. */
 export const SHADER_FAMILIES: readonly ShaderFamily[] = [
   'fft_pow2',
+  'fft_mixed',
   'bluestein',
   'real',
   'samples',

@@ -4,6 +4,7 @@
 
 import bluestein from '../../../../../shaders/bluestein.wgsl?raw';
 import correlate from '../../../../../shaders/correlate.wgsl?raw';
+import fftMixed from '../../../../../shaders/fft_mixed.wgsl?raw';
 import fftPow2 from '../../../../../shaders/fft_pow2.wgsl?raw';
 import fir from '../../../../../shaders/fir.wgsl?raw';
 import real from '../../../../../shaders/real.wgsl?raw';
@@ -11,4 +12,13 @@ import samples from '../../../../../shaders/samples.wgsl?raw';
 import spectrogram from '../../../../../shaders/spectrogram.wgsl?raw';
 import { provideShaderSources } from '../shaders.js';
 
-provideShaderSources({ fft_pow2: fftPow2, bluestein, real, samples, spectrogram, fir, correlate });
+provideShaderSources({
+  fft_pow2: fftPow2,
+  fft_mixed: fftMixed,
+  bluestein,
+  real,
+  samples,
+  spectrogram,
+  fir,
+  correlate,
+});
