@@ -6,7 +6,7 @@
 //   // r.kernelMs: median of the compute passes' time with the data on the device; r.endToEndMs: the
 //   // backend's whole call from host memory and back; r.batch: what was timed (it may be less than asked)
 //
-// Ops (as cuda/devtimer.cu names them): 'fft' | 'rfft' (n points, batch transforms); 'spectrogram-f32' |
+// Ops (as cuda/devtimer.cu names them): 'fft' | 'ifft' | 'rfft' (n points, batch transforms); 'spectrogram-f32' |
 // 'spectrogram-i16' (fft n, hop n/4, Hann window, batch samples); 'fir-real' | 'fir' (n taps, batch real
 // or complex frames); 'corr' (real template of n, batch samples); 'copy' (a WGSL copy of n·batch complex
 // values: the bandwidth ceiling) and 'h2d' (queue.writeBuffer of n·batch complex values from host memory).
@@ -213,9 +213,10 @@ export class WebGpuDeviceTimer {
         case 'h2d':
           return await this.hostToDevice(base, n * batch, reps);
         case 'fft':
+        case 'ifft':
         case 'rfft':
           if (reference) return none('no vendor FFT for WebGPU (cuFFT is CUDA’s)');
-          return await this.transform(base, op === 'rfft', n, batch, reps, e2e);
+          return await this.transform(base, op, n, batch, reps, e2e);
         case 'spectrogram-f32':
         case 'spectrogram-i16':
           return await this.spectrogram(base, op === 'spectrogram-i16', n, batch, reps, e2e, reference);
@@ -439,12 +440,14 @@ export class WebGpuDeviceTimer {
 
   private async transform(
     r: DeviceBenchResult,
-    real: boolean,
+    op: 'fft' | 'ifft' | 'rfft',
     n: number,
     asked: number,
     reps: number,
     e2e: boolean,
   ): Promise<DeviceBenchResult> {
+    const real = op === 'rfft';
+    const inverse = op === 'ifft';
     const planner = this.b.fftPlanner;
     const batch = Math.max(1, Math.floor(this.cap(n * asked) / n));
     const inPerRow = real ? n : 2 * n;
@@ -469,7 +472,7 @@ export class WebGpuDeviceTimer {
           for (let c = c0; c < Math.min(chunks, c0 + perSubmit); c++) {
             const rows = Math.min(rowsPerChunk, batch - c * rowsPerChunk);
             pass((job) => {
-              if (complexPlan) complexPlan.encode(job, src, 0, dst, 0, rows, false);
+              if (complexPlan) complexPlan.encode(job, src, 0, dst, 0, rows, inverse);
               else realPlan!.forward(job, src, 0, dst, 0, rows);
             });
           }
@@ -490,7 +493,8 @@ export class WebGpuDeviceTimer {
         cx[2 * i] = real ? x[row * n + i] : x[row * 2 * n + 2 * i];
         cx[2 * i + 1] = real ? 0 : x[row * 2 * n + 2 * i + 1];
       }
-      plan.forward(cx, full);
+      if (inverse) plan.inverse(cx, full);
+      else plan.forward(cx, full);
       ref.set(full.subarray(0, outPerRow), row * outPerRow);
     }
     let endToEndMs = NaN;
