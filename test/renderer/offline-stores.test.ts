@@ -555,11 +555,19 @@ describe('benchmark', () => {
     await bench.loadBackends();
     bench.choice.ops = ['fir'];
     bench.choice.sizes = '255';
+    bench.choice.samples = '16384';
     expect(bench.choice.device).toBe(true);
     const job = drive(conn, 'runBench');
     const running = bench.start();
     await settle();
-    expect(job.params).toEqual({ backends: ['webgpu', 'cpu'], ops: ['fir'], sizes: [255], device: true });
+    expect(job.params).toEqual({
+      backends: ['webgpu', 'cpu'],
+      ops: ['fir'],
+      sizes: [255],
+      samples: 16384,
+      device: true,
+      deviceSamples: 16384,
+    });
     const deviceRow = {
       backend: 'webgpu',
       op: 'fir',

@@ -379,6 +379,7 @@ export class OfflineWork {
           ops: options.ops,
           ...(p.sizes !== undefined ? { sizes: p.sizes } : {}),
           ...(p.deviceSamples !== undefined ? { samples: p.deviceSamples } : {}),
+          ...(p.repeats !== undefined ? { repeats: p.repeats } : {}),
           signal: ctx.signal,
         });
         result.deviceRows = device.rows;

@@ -182,8 +182,11 @@ export const useBenchStore = defineStore('bench', () => {
     if (choice.samples.trim() && Number.isInteger(samples)) params.samples = samples;
     const repeats = Number(choice.repeats);
     if (choice.repeats.trim() && Number.isInteger(repeats)) params.repeats = repeats;
-    // the CPU has no device rows: ask only when a GPU backend runs
-    if (choice.device && names.some((n) => n !== 'cpu')) params.device = true;
+    // the CPU has no device rows: ask only when a GPU backend runs; the samples chosen apply to them too
+    if (choice.device && names.some((n) => n !== 'cpu')) {
+      params.device = true;
+      if (params.samples !== undefined) params.deviceSamples = params.samples;
+    }
     rows.value = [];
     deviceRows.value = [];
     deviceTimers.value = [];
