@@ -1,23 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { DeviceBenchRowInfo } from '../../electron/engine/protocol/messages.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { SWIFTSHADER_ICD } from '../webgpu/gpu.js';
 
-interface DeviceRow {
-  backend: string;
-  op: string;
-  size: number;
-  timing: string;
-  ms: number;
-  samplesPerSecond: number;
-  gbPerSecond?: number;
-  ofCopy?: number;
-  ofHostToDevice?: number;
-  vsReference?: number;
-  relError: number;
-  note?: string;
-}
+type DeviceRow = DeviceBenchRowInfo;
 
 const tmp = tempDir();
 afterAll(() => tmp.remove());

@@ -275,6 +275,17 @@ describe('BenchTable', () => {
   });
 });
 
+const cpuRow: BenchRowInfo = {
+  backend: 'cpu',
+  op: 'fft',
+  size: 256,
+  batch: 1,
+  samples: 1,
+  medianMs: 1,
+  samplesPerSecond: 1e7,
+  relError: 1e-8,
+};
+
 /** Device-timed rows as the engine sends them: WebGPU beside CUDA, with WebGPU's unfused reference. */
 function deviceRows(): DeviceBenchRowInfo[] {
   const d = (backend: string, timing: 'kernel' | 'end-to-end', ms: number, extra = {}) => ({
@@ -337,14 +348,13 @@ describe('BenchCharts', () => {
     props: ['options', 'data', 'test'],
     template: '<div :data-test="test" />',
   };
+  const charts = (props: { rows: BenchRowInfo[]; deviceRows?: DeviceBenchRowInfo[] }) =>
+    mount(BenchCharts, { props, global: { stubs: { UChart: chartStub } } });
 
   it('charts device-timed kernel throughput against size per backend and reference', () => {
     const rows = deviceRows();
     rows.push({ ...rows[1], size: 1024, samplesPerSecond: 3e10 });
-    const w = mount(BenchCharts, {
-      props: { rows: [], deviceRows: rows },
-      global: { stubs: { UChart: chartStub } },
-    });
+    const w = charts({ rows: [], deviceRows: rows });
     const chart = w.findAllComponents({ name: 'UChart' }).find((c) => c.props('test') === 'chart-device');
     expect(chart).toBeDefined();
     const data = chart!.props('data') as Array<Array<number | null>>;
@@ -362,23 +372,7 @@ describe('BenchCharts', () => {
   });
 
   it('has no device chart without device rows', () => {
-    const w = mount(BenchCharts, {
-      props: {
-        rows: [
-          {
-            backend: 'cpu',
-            op: 'fft',
-            size: 256,
-            batch: 1,
-            samples: 1,
-            medianMs: 1,
-            samplesPerSecond: 1e7,
-            relError: 1e-8,
-          },
-        ],
-      },
-      global: { stubs: { UChart: chartStub } },
-    });
+    const w = charts({ rows: [cpuRow] });
     expect(w.find('[data-test="chart-throughput"]').exists()).toBe(true);
     expect(w.find('[data-test="chart-device"]').exists()).toBe(false);
   });
@@ -399,18 +393,7 @@ describe('BenchView', () => {
     expect(w.find('[data-backend="cpu"]').text()).toContain('CPU (2 threads)');
     expect(w.find('[data-backend="cpu"]').text()).toContain('Copy Bandwidth GBs');
     const bench = useBenchStore();
-    bench.rows = [
-      {
-        backend: 'cpu',
-        op: 'fft',
-        size: 256,
-        batch: 1,
-        samples: 1,
-        medianMs: 1,
-        samplesPerSecond: 1e7,
-        relError: 1e-8,
-      },
-    ];
+    bench.rows = [cpuRow];
     const input = w.find('[data-test="bench-file"]');
     const csv =
       '# phasor bench\n# cpu: Other\nbackend,op,size,msamples_per_s,rel_error\ncpu,fft,256,30,1e-8\n';

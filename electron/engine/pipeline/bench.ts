@@ -9,6 +9,7 @@ import {
   type DeviceBenchResult,
   type DeviceTimer,
 } from '../backends/backend.js';
+import { benchInput, median } from '../backends/bench-data.js';
 import { getFftPlan } from '../fft/plan.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
@@ -59,6 +60,8 @@ export interface BenchMachine {
   platform: string;
 }
 
+export { benchInput };
+
 export function machineInfo(): BenchMachine {
   const cpus = os.cpus();
   return {
@@ -68,27 +71,6 @@ export function machineInfo(): BenchMachine {
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,
   };
-}
-
-/** Deterministic uniform noise in [−1, 1) (xorshift32), never all zeros. */
-export function benchInput(length: number, seed: number): Float32Array {
-  const out = new Float32Array(length);
-  let s = seed >>> 0 || 0x9e3779b9;
-  for (let i = 0; i < length; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    out[i] = s / 2147483648 - 1;
-  }
-  return out;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function timeIt(repeats: number, fn: () => Promise<unknown>): Promise<number> {

@@ -19,7 +19,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getFftPlan } from '../../fft/index.js';
-import type { Backend, DeviceBenchResult } from '../backend.js';
+import { benchInput, median } from '../bench-data.js';
+import type { Backend, CorrelationChunk, DeviceBenchResult, ProcessorInput } from '../backend.js';
+import type { RawSamples } from '../../types.js';
 import { WebGpuCorrelator } from './correlator.js';
 import type { FftJob } from './fft.js';
 import { WebGpuFir } from './fir.js';
@@ -42,27 +44,6 @@ const COPY_BYTES = 256 * 1024 * 1024;
 /** Compute passes one submit may time. */
 const PASSES = 64;
 const THREADS = 256;
-
-/** Uniform xorshift32 noise in [−1, 1), never all zeros. */
-function noise(length: number, seed: number): Float32Array {
-  const out = new Float32Array(length);
-  let s = (seed * 0x9e3779b9) >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    out[i] = s / 2147483648 - 1;
-  }
-  return out;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 function relL2(got: ArrayLike<number>, ref: ArrayLike<number>, count: number): number {
   let num = 0;
@@ -154,6 +135,17 @@ class PassTimer {
     this.resolved.destroy();
     this.readback.destroy();
   }
+}
+
+/** A processor as the timer drives it: `begin` before a run, `push` each block, `end` after the last. */
+interface Stream<T> {
+  begin?(): void;
+  push(input: ProcessorInput): Promise<T>;
+  end?(): Promise<T>;
+  dispose(): void;
+  /** Overlap-save: FFT points and outputs per segment. */
+  size?: number;
+  segment?: number;
 }
 
 /** Words of shaders/unfused.wgsl's Params after total and groupsX, by name. */
@@ -389,18 +381,87 @@ export class WebGpuDeviceTimer {
     return median(times);
   }
 
+  /**
+   * A processor's stream, timed: `count` pushes of `input` (a Float32Array goes up as a DeviceArray
+   * first; raw integers stay on the host, so their decode pass is timed) and the end, every compute pass
+   * summed; then the same from host memory, wall clock. `open` makes the processor on the device given;
+   * `kept` collects the first outputs of a timed run until `enough` says so.
+   */
+  private async timeStream<T>(
+    open: (device: WebGpuDevice) => Stream<T>,
+    input: Float32Array | RawSamples,
+    count: number,
+    reps: number,
+    e2e: boolean,
+    enough: (kept: T[]) => boolean,
+  ): Promise<{ kernelMs: number; endToEndMs: number; kept: T[] }> {
+    const acc = { ms: 0 };
+    const proc = open(this.timingDevice(acc));
+    const uploaded = input instanceof Float32Array ? await this.b.upload(input) : null;
+    let kept: T[] = [];
+    let kernelMs: number;
+    const run = async (s: Stream<T>, x: ProcessorInput, keep: boolean) => {
+      if (keep) kept = [];
+      const take = (out: T | undefined) => {
+        if (keep && out !== undefined && !enough(kept)) kept.push(out);
+      };
+      s.begin?.();
+      for (let i = 0; i < count; i++) take(await s.push(x));
+      take(await s.end?.());
+    };
+    try {
+      kernelMs = await this.kernelMedian(reps, async () => {
+        acc.ms = 0;
+        await run(proc, uploaded ?? input, true);
+        return acc.ms;
+      });
+    } finally {
+      proc.dispose();
+      uploaded?.free();
+    }
+    let endToEndMs = NaN;
+    if (e2e) {
+      const host = open(this.b);
+      try {
+        endToEndMs = await this.wallMedian(Math.max(3, reps >> 1), () => run(host, input, false));
+      } finally {
+        host.dispose();
+      }
+    }
+    return { kernelMs, endToEndMs, kept };
+  }
+
+  /** The segment of the product's overlap-save processor (the unfused pipeline uses the same). */
+  private segments(open: (device: WebGpuDevice) => Stream<unknown>): { L: number; S: number } {
+    const p = open(this.b);
+    p.dispose();
+    return { L: p.size!, S: p.segment! };
+  }
+
+  /** `count` blocks of an unfused pipeline, one timed pass a block (`encode` records one), summed. */
+  private async timeBlocks(count: number, slots: number, encode: (job: FftJob) => void): Promise<number> {
+    const perSubmit = Math.max(1, Math.min(PASSES, Math.floor(this.b.fftPlanner.arena.slots / slots)));
+    let ms = 0;
+    for (let b0 = 0; b0 < count; b0 += perSubmit) {
+      ms += await this.timed((pass) => {
+        for (let b = b0; b < Math.min(count, b0 + perSubmit); b++) pass(encode);
+      });
+    }
+    return ms;
+  }
+
   // -------------------------------------------------------------------------------------------------
   // Ceilings
 
   private async copy(r: DeviceBenchResult, values: number, reps: number): Promise<DeviceBenchResult> {
     const bytes = Math.max(16, Math.floor(Math.min(this.cap(values) * 8, COPY_BYTES) / 16) * 16);
-    const a = this.buffer(bytes, noise(bytes / 4, 3));
+    const a = this.buffer(bytes, benchInput(bytes / 4, 3));
     const c = this.buffer(bytes);
     const ms = await this.kernelMedian(reps, () =>
       this.timed((pass) => pass((job) => this.kernel(job, 'copy4', bytes / 16, { 8: a, 9: c }))),
     );
     const check = await this.readBuffer(c, new Float32Array(Math.min(bytes / 4, 4096)));
-    const want = noise(bytes / 4, 3);
+    const want = benchInput(bytes / 4, 3);
     return {
       ...r,
       n: bytes / 8,
@@ -414,7 +475,7 @@ export class WebGpuDeviceTimer {
 
   private async hostToDevice(r: DeviceBenchResult, values: number, reps: number): Promise<DeviceBenchResult> {
     const bytes = Math.max(16, Math.floor(Math.min(this.cap(values) * 8, COPY_BYTES) / 16) * 16);
-    const host = noise(bytes / 4, 4);
+    const host = benchInput(bytes / 4, 4);
     const dst = this.buffer(bytes);
     const queue = this.device.queue;
     const ms = await this.wallMedian(reps, () =>
@@ -457,7 +518,7 @@ export class WebGpuDeviceTimer {
       1,
       Math.min(batch, Math.floor(CHUNK_BYTES / (4 * Math.max(inPerRow, outPerRow)))),
     );
-    const x = noise(rowsPerChunk * inPerRow, n + 7);
+    const x = benchInput(rowsPerChunk * inPerRow, n + 7);
     const src = this.buffer(x.byteLength, x);
     const dst = this.buffer(rowsPerChunk * outPerRow * 4);
     const complexPlan = real ? null : planner.plan(n);
@@ -540,7 +601,7 @@ export class WebGpuDeviceTimer {
     const hop = Math.max(1, n >> 2);
     const { block, count } = this.blocks(Math.max(asked, n), Math.max(2, hop));
     const samples = block * count;
-    const floats = noise(block, 5);
+    const floats = benchInput(block, 5);
     const ints = Int16Array.from(floats, (v) => Math.round(v * 32767));
     const values = i16 ? Float32Array.from(ints, (v) => v / 32768) : floats;
     const window = hann(n);
@@ -555,35 +616,24 @@ export class WebGpuDeviceTimer {
     let endToEndMs = NaN;
     const raw = { data: ints, offset: 0, scale: 1 / 32768 };
     if (!unfused) {
-      const acc = { ms: 0 };
-      const device = this.timingDevice(acc);
-      const proc = new WebGpuSpectrogram(device, { fft: n, hop, window, complex: false });
-      const uploaded = i16 ? null : await this.b.upload(floats);
-      const input = uploaded ?? raw;
-      let first: Float32Array = new Float32Array(0);
-      try {
-        kernelMs = await this.kernelMedian(reps, async () => {
-          acc.ms = 0;
-          proc.reset();
-          for (let i = 0; i < count; i++) {
-            const got = await proc.push(input);
-            if (i === 0) first = got.rows;
-          }
-          return acc.ms;
-        });
-        if (e2e) {
-          const host = this.b.createSpectrogram({ fft: n, hop, window, complex: false });
-          endToEndMs = await this.wallMedian(Math.max(3, reps >> 1), async () => {
-            host.reset();
-            for (let i = 0; i < count; i++) await host.push(i16 ? raw : floats);
-          });
-          host.dispose();
-        }
-      } finally {
-        proc.dispose();
-        uploaded?.free();
-      }
-      rows = first;
+      const config = { fft: n, hop, window, complex: false };
+      const t = await this.timeStream<Float32Array>(
+        (device) => {
+          const p = new WebGpuSpectrogram(device, config);
+          return {
+            begin: () => p.reset(),
+            push: async (x) => (await p.push(x)).rows,
+            dispose: () => p.dispose(),
+          };
+        },
+        i16 ? raw : floats,
+        count,
+        reps,
+        e2e,
+        (kept) => kept.length > 0,
+      );
+      ({ kernelMs, endToEndMs } = t);
+      rows = t.kept[0];
     } else {
       const frames = Math.floor((block - n) / hop) + 1;
       const rawBuf = i16 ? this.buffer(ints.byteLength, ints) : null;
@@ -594,34 +644,16 @@ export class WebGpuDeviceTimer {
       const power = this.buffer(frames * bins * 4);
       const db = this.buffer(frames * bins * 4);
       const plan = this.b.fftPlanner.realPlan(n);
-      const perSubmit = Math.max(
-        1,
-        Math.min(PASSES, Math.floor(this.b.fftPlanner.arena.slots / (plan.dispatches + 4))),
+      kernelMs = await this.kernelMedian(reps, () =>
+        this.timeBlocks(count, plan.dispatches + 4, (job) => {
+          if (rawBuf) this.kernel(job, 'decodeI16', block, { 6: rawBuf, 1: x }, { f: [1 / 32768] });
+          this.kernel(job, 'frameWindow', frames * n, { 0: x, 4: win, 1: framed }, { n, hop });
+          plan.forward(job, framed, 0, spec, 0, frames);
+          const q = { n, period: bins, f: [norm, normEdge] };
+          this.kernel(job, 'power', frames * bins, { 2: spec, 1: power }, q);
+          this.kernel(job, 'toDb', frames * bins, { 0: power, 1: db }, { f: [0, 0, -300] });
+        }),
       );
-      const run = async () => {
-        let ms = 0;
-        for (let b0 = 0; b0 < count; b0 += perSubmit) {
-          ms += await this.timed((pass) => {
-            for (let b = b0; b < Math.min(count, b0 + perSubmit); b++) {
-              pass((job) => {
-                if (rawBuf) this.kernel(job, 'decodeI16', block, { 6: rawBuf, 1: x }, { f: [1 / 32768] });
-                this.kernel(job, 'frameWindow', frames * n, { 0: x, 4: win, 1: framed }, { n, hop });
-                plan.forward(job, framed, 0, spec, 0, frames);
-                this.kernel(
-                  job,
-                  'power',
-                  frames * bins,
-                  { 2: spec, 1: power },
-                  { n, period: bins, f: [norm, normEdge] },
-                );
-                this.kernel(job, 'toDb', frames * bins, { 0: power, 1: db }, { f: [0, 0, -300] });
-              });
-            }
-          });
-        }
-        return ms;
-      };
-      kernelMs = await this.kernelMedian(reps, run);
       rows = await this.readBuffer(db, new Float32Array(check * bins));
     }
     // the first frames in dB against float64: the worst difference
@@ -663,82 +695,52 @@ export class WebGpuDeviceTimer {
     const taps = lowpass(n);
     const { block, count } = this.blocks(Math.max(asked, 2 * n) * V, V);
     const frames = (block / V) * count;
-    const x = noise(block, 9);
+    const x = benchInput(block, 9);
     let check = Math.min(block / V, 16384);
+    const config = { taps, complex, channels: 1, method: 'overlap-save' as const };
+    const open = (device: WebGpuDevice): Stream<Float32Array> => {
+      const f = new WebGpuFir(device, config);
+      return {
+        push: (v) => f.process(v),
+        end: () => f.flush(),
+        dispose: () => f.dispose(),
+        size: f.size,
+        segment: f.segment,
+      };
+    };
     let out: Float32Array;
     let kernelMs: number;
     let endToEndMs = NaN;
-    const config = { taps, complex, channels: 1, method: 'overlap-save' as const };
-    const acc = { ms: 0 };
-    const proc = new WebGpuFir(this.timingDevice(acc), config);
-    try {
-      if (!unfused) {
-        const input = await this.b.upload(x);
-        let first: Float32Array = new Float32Array(0);
-        try {
-          kernelMs = await this.kernelMedian(reps, async () => {
-            acc.ms = 0;
-            for (let i = 0; i < count; i++) {
-              const got = await proc.process(input);
-              if (i === 0) first = got;
-            }
-            await proc.flush();
-            return acc.ms;
-          });
-        } finally {
-          input.free();
-        }
-        out = first;
-        if (e2e) {
-          const host = this.b.createFir(config);
-          endToEndMs = await this.wallMedian(Math.max(3, reps >> 1), async () => {
-            for (let i = 0; i < count; i++) await host.process(x);
-            await host.flush();
-          });
-          host.dispose();
-        }
-      } else {
-        // gather → FFT → product with the taps' spectrum → inverse FFT → scatter, per block from zero state
-        const L = proc.size;
-        const S = proc.segment;
-        const F = block / V;
-        const segments = Math.ceil(F / S);
-        const padded = new Float64Array(2 * L);
-        for (let i = 0; i < n; i++) padded[2 * i] = taps[i];
-        const spectrum = new Float64Array(2 * L);
-        getFftPlan(L).forward(padded, spectrum);
-        const spec = this.buffer(L * 8, Float32Array.from(spectrum));
-        const xin = this.buffer(block * 4, x);
-        const a = this.buffer(segments * L * 8);
-        const bb = this.buffer(segments * L * 8);
-        const y = this.buffer(block * 4);
-        const plan = this.b.fftPlanner.plan(L);
-        const perSubmit = Math.max(
-          1,
-          Math.min(PASSES, Math.floor(this.b.fftPlanner.arena.slots / (2 * plan.dispatches + 3))),
-        );
-        const q = { n, hop: F, len: L, seg: S, lanes: V, period: L };
-        kernelMs = await this.kernelMedian(reps, async () => {
-          let ms = 0;
-          for (let b0 = 0; b0 < count; b0 += perSubmit) {
-            ms += await this.timed((pass) => {
-              for (let b = b0; b < Math.min(count, b0 + perSubmit); b++) {
-                pass((job) => {
-                  this.kernel(job, 'gatherOs', segments * L, { 0: xin, 3: a }, q);
-                  plan.encode(job, a, 0, bb, 0, segments, false);
-                  this.kernel(job, 'cmul', segments * L, { 2: bb, 5: spec, 3: a }, q);
-                  plan.encode(job, a, 0, bb, 0, segments, true);
-                  this.kernel(job, 'scatterOs', F * V, { 2: bb, 1: y }, q);
-                });
-              }
-            });
-          }
-          return ms;
-        });
-        out = await this.readBuffer(y, new Float32Array(check * V));
-      }
-    } finally {
-      proc.dispose();
+    if (!unfused) {
+      const t = await this.timeStream(open, x, count, reps, e2e, (kept) => kept.length > 0);
+      ({ kernelMs, endToEndMs } = t);
+      out = t.kept[0];
+    } else {
+      // gather → FFT → product with the taps' spectrum → inverse FFT → scatter, per block from zero state
+      const { L, S } = this.segments(open);
+      const F = block / V;
+      const segments = Math.ceil(F / S);
+      const padded = new Float64Array(2 * L);
+      for (let i = 0; i < n; i++) padded[2 * i] = taps[i];
+      const spectrum = new Float64Array(2 * L);
+      getFftPlan(L).forward(padded, spectrum);
+      const spec = this.buffer(L * 8, Float32Array.from(spectrum));
+      const xin = this.buffer(block * 4, x);
+      const a = this.buffer(segments * L * 8);
+      const bb = this.buffer(segments * L * 8);
+      const y = this.buffer(block * 4);
+      const plan = this.b.fftPlanner.plan(L);
+      const q = { n, hop: F, len: L, seg: S, lanes: V, period: L };
+      kernelMs = await this.kernelMedian(reps, () =>
+        this.timeBlocks(count, 2 * plan.dispatches + 3, (job) => {
+          this.kernel(job, 'gatherOs', segments * L, { 0: xin, 3: a }, q);
+          plan.encode(job, a, 0, bb, 0, segments, false);
+          this.kernel(job, 'cmul', segments * L, { 2: bb, 5: spec, 3: a }, q);
+          plan.encode(job, a, 0, bb, 0, segments, true);
+          this.kernel(job, 'scatterOs', F * V, { 2: bb, 1: y }, q);
+        }),
+      );
+      out = await this.readBuffer(y, new Float32Array(check * V));
     }
     // relative L2 of the first outputs against lfilter in float64 (zero initial state)
     check = Math.min(check, Math.floor(out.length / V));
@@ -768,111 +770,79 @@ export class WebGpuDeviceTimer {
     e2e: boolean,
     unfused: boolean,
   ): Promise<DeviceBenchResult> {
-    const t = noise(n, 12);
+    const t = benchInput(n, 12);
     const { block, count } = this.blocks(Math.max(asked, 2 * n), 1);
     const samples = block * count;
-    const x = noise(block, 11);
+    const x = benchInput(block, 11);
     const lagsPerBlock = block - n + 1;
     const check = Math.min(lagsPerBlock, 2048);
+    const config = { template: t, complex: false, scores: true };
+    const open = (device: WebGpuDevice): Stream<Float32Array> => {
+      const c = new WebGpuCorrelator(device, config);
+      const scores = async (chunk: Promise<CorrelationChunk>) => (await chunk).scores!;
+      return {
+        push: (v) => scores(c.process(v)),
+        end: () => scores(c.flush()),
+        dispose: () => c.dispose(),
+        size: c.size,
+        segment: c.segment,
+      };
+    };
+    let tt = 0;
+    for (const v of t) tt += v * v;
     let scores: Float32Array;
     let kernelMs: number;
     let endToEndMs = NaN;
-    const config = { template: t, complex: false, scores: true };
-    const acc = { ms: 0 };
-    const proc = new WebGpuCorrelator(this.timingDevice(acc), config);
-    let tt = 0;
-    for (const v of t) tt += v * v;
-    try {
-      if (!unfused) {
-        const input = await this.b.upload(x);
-        let first: Float32Array = new Float32Array(0);
-        try {
-          kernelMs = await this.kernelMedian(reps, async () => {
-            acc.ms = 0;
-            const parts: Float32Array[] = [];
-            for (let i = 0; i < count; i++) {
-              const got = await proc.process(input);
-              if (got.scores && parts.reduce((s, p) => s + p.length, 0) < check) parts.push(got.scores);
-            }
-            const last = await proc.flush();
-            if (last.scores) parts.push(last.scores);
-            first = new Float32Array(check);
-            let at = 0;
-            for (const p of parts) {
-              if (at >= check) break;
-              first.set(p.subarray(0, Math.min(p.length, check - at)), at);
-              at += p.length;
-            }
-            return acc.ms;
-          });
-        } finally {
-          input.free();
-        }
-        scores = first;
-        if (e2e) {
-          const host = this.b.createCorrelator(config);
-          endToEndMs = await this.wallMedian(Math.max(3, reps >> 1), async () => {
-            for (let i = 0; i < count; i++) await host.process(x);
-            await host.flush();
-          });
-          host.dispose();
-        }
-      } else {
-        // gather → rfft → product with conj(T) → irfft; squares → chunk sums → window energies; scores
-        const L = proc.size;
-        const S = proc.segment;
-        const bins = L / 2 + 1;
-        const segments = Math.ceil(lagsPerBlock / S);
-        const padded = new Float64Array(2 * L);
-        for (let k = 0; k < n; k++) padded[2 * k] = t[k];
-        const full = new Float64Array(2 * L);
-        getFftPlan(L).forward(padded, full);
-        const conj = new Float32Array(2 * bins);
-        for (let k = 0; k < bins; k++) {
-          conj[2 * k] = full[2 * k];
-          conj[2 * k + 1] = -full[2 * k + 1];
-        }
-        const spec = this.buffer(bins * 8, conj);
-        const xin = this.buffer(block * 4, x);
-        const rowsIn = this.buffer(segments * L * 4);
-        const X = this.buffer(segments * bins * 8);
-        const Y = this.buffer(segments * bins * 8);
-        const corr = this.buffer(segments * L * 4);
-        const sq = this.buffer(block * 4);
-        const chunks = Math.ceil(block / 64);
-        const sums = this.buffer(chunks * 4);
-        const energy = this.buffer(lagsPerBlock * 4);
-        const out = this.buffer(lagsPerBlock * 4);
-        const plan = this.b.fftPlanner.realPlan(L);
-        const perSubmit = Math.max(
-          1,
-          Math.min(PASSES, Math.floor(this.b.fftPlanner.arena.slots / (2 * plan.dispatches + 6))),
-        );
-        const q = { n, hop: block, len: L, seg: S, period: bins, f: [Math.sqrt(tt)] };
-        kernelMs = await this.kernelMedian(reps, async () => {
-          let ms = 0;
-          for (let b0 = 0; b0 < count; b0 += perSubmit) {
-            ms += await this.timed((pass) => {
-              for (let b = b0; b < Math.min(count, b0 + perSubmit); b++) {
-                pass((job) => {
-                  this.kernel(job, 'gatherReal', segments * L, { 0: xin, 1: rowsIn }, q);
-                  plan.forward(job, rowsIn, 0, X, 0, segments);
-                  this.kernel(job, 'cmul', segments * bins, { 2: X, 5: spec, 3: Y }, q);
-                  plan.inverse(job, Y, 0, corr, 0, segments);
-                  this.kernel(job, 'square', block, { 0: xin, 1: sq }, q);
-                  this.kernel(job, 'chunkSums', chunks, { 0: sq, 1: sums }, { ...q, len: block });
-                  this.kernel(job, 'energy', lagsPerBlock, { 0: sq, 4: sums, 1: energy }, q);
-                  this.kernel(job, 'score', lagsPerBlock, { 0: corr, 4: energy, 1: out }, q);
-                });
-              }
-            });
-          }
-          return ms;
-        });
-        scores = await this.readBuffer(out, new Float32Array(check));
+    if (!unfused) {
+      const total = (kept: Float32Array[]) => kept.reduce((sum, p) => sum + p.length, 0);
+      const timed = await this.timeStream(open, x, count, reps, e2e, (kept) => total(kept) >= check);
+      ({ kernelMs, endToEndMs } = timed);
+      scores = new Float32Array(total(timed.kept));
+      let at = 0;
+      for (const p of timed.kept) {
+        scores.set(p, at);
+        at += p.length;
       }
-    } finally {
-      proc.dispose();
+    } else {
+      // gather → rfft → product with conj(T) → irfft; squares → chunk sums → window energies; scores
+      const { L, S } = this.segments(open);
+      const bins = L / 2 + 1;
+      const segments = Math.ceil(lagsPerBlock / S);
+      const padded = new Float64Array(2 * L);
+      for (let k = 0; k < n; k++) padded[2 * k] = t[k];
+      const full = new Float64Array(2 * L);
+      getFftPlan(L).forward(padded, full);
+      const conj = new Float32Array(2 * bins);
+      for (let k = 0; k < bins; k++) {
+        conj[2 * k] = full[2 * k];
+        conj[2 * k + 1] = -full[2 * k + 1];
+      }
+      const spec = this.buffer(bins * 8, conj);
+      const xin = this.buffer(block * 4, x);
+      const rowsIn = this.buffer(segments * L * 4);
+      const X = this.buffer(segments * bins * 8);
+      const Y = this.buffer(segments * bins * 8);
+      const corr = this.buffer(segments * L * 4);
+      const sq = this.buffer(block * 4);
+      const chunks = Math.ceil(block / 64);
+      const sums = this.buffer(chunks * 4);
+      const energy = this.buffer(lagsPerBlock * 4);
+      const out = this.buffer(lagsPerBlock * 4);
+      const plan = this.b.fftPlanner.realPlan(L);
+      const q = { n, hop: block, len: L, seg: S, period: bins, f: [Math.sqrt(tt)] };
+      kernelMs = await this.kernelMedian(reps, () =>
+        this.timeBlocks(count, 2 * plan.dispatches + 6, (job) => {
+          this.kernel(job, 'gatherReal', segments * L, { 0: xin, 1: rowsIn }, q);
+          plan.forward(job, rowsIn, 0, X, 0, segments);
+          this.kernel(job, 'cmul', segments * bins, { 2: X, 5: spec, 3: Y }, q);
+          plan.inverse(job, Y, 0, corr, 0, segments);
+          this.kernel(job, 'square', block, { 0: xin, 1: sq }, q);
+          this.kernel(job, 'chunkSums', chunks, { 0: sq, 1: sums }, { ...q, len: block });
+          this.kernel(job, 'energy', lagsPerBlock, { 0: sq, 4: sums, 1: energy }, q);
+          this.kernel(job, 'score', lagsPerBlock, { 0: corr, 4: energy, 1: out }, q);
+        }),
+      );
+      scores = await this.readBuffer(out, new Float32Array(check));
     }
     // the first lags' scores against float64: the worst difference
     let worst = 0;
