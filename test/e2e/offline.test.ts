@@ -332,6 +332,18 @@ describe('offline views in web mode', () => {
     const result = bench!.result as { rows: Array<{ relError: number }> };
     for (const r of result.rows) expect(r.relError).toBeLessThan(1e-3);
     expect(await hooks((h) => h.progress.runBench ?? 0)).toBeGreaterThanOrEqual(expected);
+    // a GPU backend with a device timer (WebGPU on SwiftShader has timestamp queries) adds its device rows
+    const timed = (result as { deviceTimers?: Array<{ backend: string; method?: string }> }).deviceTimers;
+    for (const t of timed ?? []) {
+      if (!t.method) continue;
+      const kernel = await page.$$eval(
+        `[data-test="bench-device-table"] tbody tr[data-backend="${t.backend}"][data-timing="kernel"]`,
+        (trs) =>
+          trs.map((tr) => Number(tr.querySelector('[data-field="ms"]')!.textContent!.replace(/,/g, ''))),
+      );
+      expect(kernel.length, t.backend).toBeGreaterThan(0);
+      for (const ms of kernel) expect(ms).toBeGreaterThan(0);
+    }
     await shot('e2e-bench.png');
   });
 

@@ -5,8 +5,10 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BenchRowInfo } from '../../electron/engine/protocol/messages.js';
+import type { BenchRowInfo, DeviceBenchRowInfo } from '../../electron/engine/protocol/messages.js';
+import BenchCharts from '../../renderer/src/components/BenchCharts.vue';
 import BenchTable from '../../renderer/src/components/BenchTable.vue';
+import DeviceBenchTable from '../../renderer/src/components/DeviceBenchTable.vue';
 import FileBrowser from '../../renderer/src/components/FileBrowser.vue';
 import FileSpectrogram from '../../renderer/src/components/FileSpectrogram.vue';
 import FilterDesignPanel from '../../renderer/src/components/FilterDesignPanel.vue';
@@ -273,6 +275,109 @@ describe('BenchTable', () => {
   });
 });
 
+const cpuRow: BenchRowInfo = {
+  backend: 'cpu',
+  op: 'fft',
+  size: 256,
+  batch: 1,
+  samples: 1,
+  medianMs: 1,
+  samplesPerSecond: 1e7,
+  relError: 1e-8,
+};
+
+/** Device-timed rows as the engine sends them: WebGPU beside CUDA, with WebGPU's unfused reference. */
+function deviceRows(): DeviceBenchRowInfo[] {
+  const d = (backend: string, timing: 'kernel' | 'end-to-end', ms: number, extra = {}) => ({
+    backend,
+    op: 'spectrogram',
+    size: 4096,
+    batch: 1 << 26,
+    timing,
+    ms,
+    samplesPerSecond: (1 << 26) / (ms / 1000),
+    relError: 2e-5,
+    note: 'spectrogram-f32',
+    ...extra,
+  });
+  return [
+    d('cuda', 'kernel', 0.5, { gbPerSecond: 2000, ofCopy: 0.66 }),
+    d('webgpu', 'kernel', 1, { gbPerSecond: 1000, ofCopy: 0.35, vsReference: 2.5, vsCuda: 0.5 }),
+    d('webgpu-unfused', 'kernel', 2.5, { gbPerSecond: 400, ofCopy: 0.14 }),
+    d('webgpu', 'end-to-end', 20, { ofHostToDevice: 0.8, vsCuda: 0.75 }),
+  ];
+}
+
+describe('DeviceBenchTable', () => {
+  it("shows each GPU backend's device-timed rows with the reference and CUDA ratios", () => {
+    const w = mount(DeviceBenchTable, {
+      props: {
+        rows: deviceRows(),
+        timers: [
+          { backend: 'cuda', method: 'CUDA events' },
+          { backend: 'webgpu', method: 'timestamp queries' },
+        ],
+      },
+    });
+    expect(w.text()).toContain('Device-timed (CUDA events for cuda, timestamp queries for webgpu)');
+    const row = (backend: string, timing: string) =>
+      w.find(`[data-backend="${backend}"][data-timing="${timing}"]`);
+    expect(w.findAll('tbody tr')).toHaveLength(4);
+    expect(row('webgpu', 'kernel').find('[data-field="ref"]').text()).toBe('2.5×');
+    expect(row('webgpu', 'kernel').find('[data-field="cuda"]').text()).toBe('0.5×');
+    expect(row('webgpu', 'kernel').find('[data-field="gsps"]').text()).toBe('67.1');
+    expect(row('webgpu', 'kernel').text()).toContain('35%');
+    expect(row('webgpu-unfused', 'kernel').find('[data-field="ref"]').text()).toBe('—');
+    expect(row('webgpu', 'end-to-end').text()).toContain('80%');
+    expect(row('cuda', 'kernel').find('[data-field="cuda"]').text()).toBe('—');
+  });
+
+  it('says why a GPU backend has no device rows', () => {
+    const missing = 'no device-timed rows: the adapter has no timestamp-query feature';
+    const w = mount(DeviceBenchTable, {
+      props: { rows: [], timers: [{ backend: 'webgpu', missing }] },
+    });
+    expect(w.find('[data-test="bench-device-missing"]').text()).toBe(`webgpu: ${missing}`);
+    expect(w.find('[data-test="bench-device-table"]').exists()).toBe(false);
+  });
+});
+
+describe('BenchCharts', () => {
+  const chartStub = {
+    name: 'UChart',
+    props: ['options', 'data', 'test'],
+    template: '<div :data-test="test" />',
+  };
+  const charts = (props: { rows: BenchRowInfo[]; deviceRows?: DeviceBenchRowInfo[] }) =>
+    mount(BenchCharts, { props, global: { stubs: { UChart: chartStub } } });
+
+  it('charts device-timed kernel throughput against size per backend and reference', () => {
+    const rows = deviceRows();
+    rows.push({ ...rows[1], size: 1024, samplesPerSecond: 3e10 });
+    const w = charts({ rows: [], deviceRows: rows });
+    const chart = w.findAllComponents({ name: 'UChart' }).find((c) => c.props('test') === 'chart-device');
+    expect(chart).toBeDefined();
+    const data = chart!.props('data') as Array<Array<number | null>>;
+    const series = (chart!.props('options') as { series: Array<{ label: string; dash?: number[] }> }).series;
+    expect(data[0]).toEqual([1024, 4096]);
+    expect(series.slice(1).map((s) => s.label)).toEqual([
+      'cuda spectrogram-f32',
+      'webgpu spectrogram-f32',
+      'webgpu-unfused spectrogram-f32',
+    ]);
+    expect(series[3].dash).toBeDefined(); // the reference dashed
+    expect(series[2].dash).toBeUndefined();
+    expect(data[2]).toEqual([3e4, (1 << 26) / 1e-3 / 1e6]); // webgpu: Msamples/s at each size
+    expect(data[1]).toEqual([null, (1 << 26) / 0.5e-3 / 1e6]); // CUDA: none at 1024
+  });
+
+  it('has no device chart without device rows', () => {
+    const w = charts({ rows: [cpuRow] });
+    expect(w.find('[data-test="chart-throughput"]').exists()).toBe(true);
+    expect(w.find('[data-test="chart-device"]').exists()).toBe(false);
+  });
+});
+
 describe('BenchView', () => {
   it('lists the backends with their devices or why not, and imports a run to compare', async () => {
     const conn = await connected();
@@ -288,18 +393,7 @@ describe('BenchView', () => {
     expect(w.find('[data-backend="cpu"]').text()).toContain('CPU (2 threads)');
     expect(w.find('[data-backend="cpu"]').text()).toContain('Copy Bandwidth GBs');
     const bench = useBenchStore();
-    bench.rows = [
-      {
-        backend: 'cpu',
-        op: 'fft',
-        size: 256,
-        batch: 1,
-        samples: 1,
-        medianMs: 1,
-        samplesPerSecond: 1e7,
-        relError: 1e-8,
-      },
-    ];
+    bench.rows = [cpuRow];
     const input = w.find('[data-test="bench-file"]');
     const csv =
       '# phasor bench\n# cpu: Other\nbackend,op,size,msamples_per_s,rel_error\ncpu,fft,256,30,1e-8\n';
@@ -311,6 +405,31 @@ describe('BenchView', () => {
     await settle();
     expect(w.find('[data-test="bench-compared"]').text()).toContain('other.csv');
     expect(w.find('[data-field="ratio"]').text()).toBe('3×');
+    w.unmount();
+  });
+
+  it('shows the device-timed rows of every GPU backend that has them', async () => {
+    await connected();
+    const w = mount(BenchView, { global: { plugins: [pinia], stubs } });
+    await settle();
+    expect(w.find('[data-test="bench-device-table"]').exists()).toBe(false);
+    expect((w.find('[data-test="bench-device-choice"]').element as HTMLInputElement).checked).toBe(true);
+    const bench = useBenchStore();
+    bench.deviceRows = deviceRows();
+    bench.deviceTimers = [
+      { backend: 'cuda', method: 'CUDA events' },
+      { backend: 'webgpu', method: 'timestamp queries' },
+    ];
+    await settle();
+    await w.vm.$nextTick();
+    const table = w.find('[data-test="bench-device-table"]');
+    expect(table.exists()).toBe(true);
+    expect(table.findAll('tbody tr').map((tr) => tr.attributes('data-backend'))).toEqual([
+      'cuda',
+      'webgpu',
+      'webgpu-unfused',
+      'webgpu',
+    ]);
     w.unmount();
   });
 });

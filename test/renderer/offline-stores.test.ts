@@ -543,6 +543,74 @@ describe('benchmark', () => {
     expect(bench.run?.machine.cpu).toBe('Test');
   });
 
+  it('asks for device-timed rows when a GPU backend runs, and keeps them with the run', async () => {
+    const conn = await connected();
+    conn.handle('listBackends', () => ({
+      backends: [
+        { name: 'webgpu', available: true, device: 'SwiftShader (WebGPU, Dawn)' },
+        { name: 'cpu', available: true, device: 'CPU (2 threads)' },
+      ],
+    }));
+    const bench = useBenchStore();
+    await bench.loadBackends();
+    bench.choice.ops = ['fir'];
+    bench.choice.sizes = '255';
+    bench.choice.samples = '16384';
+    expect(bench.choice.device).toBe(true);
+    const job = drive(conn, 'runBench');
+    const running = bench.start();
+    await settle();
+    expect(job.params).toEqual({
+      backends: ['webgpu', 'cpu'],
+      ops: ['fir'],
+      sizes: [255],
+      samples: 16384,
+      device: true,
+      deviceSamples: 16384,
+    });
+    const deviceRow = {
+      backend: 'webgpu',
+      op: 'fir',
+      size: 255,
+      batch: 1 << 18,
+      timing: 'kernel' as const,
+      ms: 2,
+      samplesPerSecond: 1.3e8,
+      gbPerSecond: 1,
+      ofCopy: 0.2,
+      vsReference: 2.1,
+      relError: 1.5e-7,
+      note: 'fir-real',
+    };
+    const timers = [{ backend: 'webgpu', method: 'timestamp queries' }];
+    job.resolve({
+      machine: { date: '2025-01-01T00:00:00Z', cpu: 'Test', threads: 2, node: 'v20', platform: 'linux x64' },
+      backends: [],
+      rows: [row('cpu', 'fir', 255, 20), row('webgpu', 'fir', 255, 40)],
+      deviceRows: [deviceRow],
+      deviceTimers: timers,
+    });
+    await running;
+    expect(bench.deviceRows).toEqual([deviceRow]);
+    expect(bench.deviceTimers).toEqual(timers);
+    // an exported run keeps them, and they come back on import
+    const json = bench.exportJson()!;
+    setActivePinia(createPinia());
+    const conn2 = await connected();
+    const again = useBenchStore();
+    expect(again.importRun(json, 'run.json')).toBe(true);
+    expect(again.deviceRows).toEqual([deviceRow]);
+    expect(again.deviceTimers).toEqual(timers);
+    // without the choice, no device rows are asked for
+    again.backends = [{ name: 'webgpu', available: true }];
+    again.choice.device = false;
+    again.choice.sizes = '';
+    const next = drive(conn2, 'runBench');
+    void again.start();
+    await settle();
+    expect(next.params).not.toHaveProperty('device');
+  });
+
   it('exports a run as CSV and compares a re-imported one side by side', async () => {
     await connected();
     const bench = useBenchStore();

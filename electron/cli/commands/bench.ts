@@ -8,11 +8,12 @@ import {
   benchOps,
   machineInfo,
   runBench,
-  runDeviceBench,
+  runDeviceBenches,
   type BenchOp,
   type BenchRow,
   type DeviceBenchRow,
 } from '../../engine/pipeline/bench.js';
+import type { DeviceTimerInfo } from '../../engine/protocol/messages.js';
 import { parseIntOption, table } from '../util.js';
 
 interface BenchCli {
@@ -63,12 +64,14 @@ export function registerBench(program: Command): void {
     .option('--json <file>', 'also write the rows and the machine as JSON to this file')
     .option(
       '--device-samples <n>',
-      'samples per device-timed measurement (default 2^27 for transforms, 2^26 for streams)',
+      'samples per device-timed measurement (default 2^27 for transforms, 2^26 for streams; a software ' +
+        'WebGPU adapter times at most 2^18)',
       (v) => parseIntOption(v, '--device-samples', 1024),
     )
     .option(
       '--no-device',
-      "leave out the GPU backends' device-timed rows (kernel-only, end-to-end, vendor reference)",
+      "leave out the GPU backends' device-timed rows (CUDA events, WebGPU timestamp queries: kernel-only, " +
+        'end-to-end, and the reference: cuFFT for CUDA, the unfused pipelines for WebGPU)',
     )
     .action(async (opts: BenchCli) => {
       const ops = opts.op.split(',').map((s) => s.trim());
@@ -104,7 +107,8 @@ export function registerBench(program: Command): void {
       for (const b of backends) process.stderr.write(`  ${b.name}: ${b.device}\n`);
       for (const s of skipped) process.stderr.write(`  ${s} (not benchmarked)\n`);
       let rows: BenchRow[];
-      const deviceRows: DeviceBenchRow[] = [];
+      let deviceRows: DeviceBenchRow[] = [];
+      let timers: DeviceTimerInfo[] = [];
       try {
         rows = await runBench(backends, {
           ops: ops as BenchOp[],
@@ -117,19 +121,15 @@ export function registerBench(program: Command): void {
             ),
         });
         if (opts.device) {
-          for (const b of backends) {
-            deviceRows.push(
-              ...(await runDeviceBench(b, {
-                ops: ops as BenchOp[],
-                ...(sizes ? { sizes } : {}),
-                ...(opts.deviceSamples ? { samples: opts.deviceSamples } : {}),
-                onRow: (r) =>
-                  process.stderr.write(
-                    `  ${r.backend} ${r.op} ${r.size}${r.note ? ` (${r.note})` : ''} ${r.timing}: ${r.ms.toFixed(3)} ms\n`,
-                  ),
-              })),
-            );
-          }
+          ({ rows: deviceRows, timers } = await runDeviceBenches(backends, {
+            ops: ops as BenchOp[],
+            ...(sizes ? { sizes } : {}),
+            ...(opts.deviceSamples ? { samples: opts.deviceSamples } : {}),
+            onRow: (r) =>
+              process.stderr.write(
+                `  ${r.backend} ${r.op} ${r.size}${r.note ? ` (${r.note})` : ''} ${r.timing}: ${r.ms.toFixed(3)} ms\n`,
+              ),
+          }));
         }
       } finally {
         for (const b of backends) await b.dispose();
@@ -150,9 +150,24 @@ export function registerBench(program: Command): void {
           ]),
         ),
       );
+      for (const t of timers) if (t.missing) process.stdout.write(`\n${t.backend}: ${t.missing}\n`);
       if (deviceRows.length > 0) {
+        const how = timers
+          .filter((t) => t.method)
+          .map((t) => `${t.method} for ${t.backend}`)
+          .join(', ');
+        const pinned = timers.some((t) => t.backend === 'cuda' && t.method) ? ' (pinned for CUDA)' : '';
+        const ref = timers
+          .filter((t) => t.method)
+          .map((t) =>
+            t.backend === 'webgpu'
+              ? 'webgpu: its unfused pipelines'
+              : `${t.backend}: cuFFT and the unfused cuFFT pipelines`,
+          )
+          .join(', ');
         process.stdout.write(
-          '\ndevice-timed (CUDA events; kernel = data on the device, end-to-end = from pinned host memory)\n',
+          `\ndevice-timed (${how}; kernel = data on the device, end-to-end = from host memory${pinned}; ` +
+            `× ref = speed over the reference, ${ref})\n`,
         );
         const pct = (x: number | undefined) => (x !== undefined ? `${(100 * x).toFixed(0)}%` : '-');
         process.stdout.write(
@@ -168,6 +183,7 @@ export function registerBench(program: Command): void {
               '% copy',
               '% H2D',
               '× ref',
+              '× cuda',
               'rel err',
               'note',
             ],
@@ -182,6 +198,7 @@ export function registerBench(program: Command): void {
               pct(r.ofCopy),
               pct(r.ofHostToDevice),
               r.vsReference !== undefined ? r.vsReference.toFixed(2) : '-',
+              r.vsCuda !== undefined ? r.vsCuda.toFixed(2) : '-',
               r.relError.toExponential(1),
               r.note ?? '',
             ]),
@@ -192,7 +209,8 @@ export function registerBench(program: Command): void {
         try {
           await writeFile(
             opts.json,
-            JSON.stringify({ machine, backends: all, rows, deviceRows }, null, 2) + '\n',
+            JSON.stringify({ machine, backends: all, rows, deviceRows, deviceTimers: timers }, null, 2) +
+              '\n',
           );
         } catch (e) {
           throw ioError(opts.json, e);

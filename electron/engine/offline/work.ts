@@ -19,7 +19,14 @@ import {
   type WarningHandler,
 } from '../errors.js';
 import { resolveRange } from '../io/range.js';
-import { benchRowCount, machineInfo, runBench, type BenchOp, type BenchRow } from '../pipeline/bench.js';
+import {
+  benchRowCount,
+  machineInfo,
+  runBench,
+  runDeviceBenches,
+  type BenchOp,
+  type BenchRow,
+} from '../pipeline/bench.js';
 import { checkChannel, channelOf } from '../pipeline/channels.js';
 import { correlateSources } from '../pipeline/correlate.js';
 import { filterSource } from '../pipeline/filter.js';
@@ -362,11 +369,23 @@ export class OfflineWork {
         signal: ctx.signal,
         onRow: (r) => ctx.progress(++done, total, 'rows', rowInfo(r)),
       });
-      return {
+      const result: BenchResult = {
         machine: machineInfo(),
         backends: await this.#engine.backendDetails(),
         rows: rows.map(rowInfo),
       };
+      if (p.device) {
+        const device = await runDeviceBenches(backends, {
+          ops: options.ops,
+          ...(p.sizes !== undefined ? { sizes: p.sizes } : {}),
+          ...(p.deviceSamples !== undefined ? { samples: p.deviceSamples } : {}),
+          ...(p.repeats !== undefined ? { repeats: p.repeats } : {}),
+          signal: ctx.signal,
+        });
+        result.deviceRows = device.rows;
+        result.deviceTimers = device.timers;
+      }
+      return result;
     } finally {
       await Promise.all(backends.map((b) => b.dispose().catch(() => undefined)));
     }

@@ -9,6 +9,7 @@ import {
   type DeviceBenchResult,
   type DeviceTimer,
 } from '../backends/backend.js';
+import { benchInput, median } from '../backends/bench-data.js';
 import { getFftPlan } from '../fft/plan.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
@@ -19,7 +20,7 @@ import {
   hopFromOverlap,
   spectrumBins,
 } from '../protocol/shape.js';
-import type { BenchRowInfo } from '../protocol/messages.js';
+import type { BenchRowInfo, DeviceBenchRowInfo, DeviceTimerInfo } from '../protocol/messages.js';
 
 export const benchOps = ['fft', 'rfft', 'spectrogram', 'fir', 'correlate'] as const;
 export type BenchOp = (typeof benchOps)[number];
@@ -59,6 +60,8 @@ export interface BenchMachine {
   platform: string;
 }
 
+export { benchInput };
+
 export function machineInfo(): BenchMachine {
   const cpus = os.cpus();
   return {
@@ -68,27 +71,6 @@ export function machineInfo(): BenchMachine {
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,
   };
-}
-
-/** Deterministic uniform noise in [−1, 1) (xorshift32), never all zeros. */
-export function benchInput(length: number, seed: number): Float32Array {
-  const out = new Float32Array(length);
-  let s = seed >>> 0 || 0x9e3779b9;
-  for (let i = 0; i < length; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    out[i] = s / 2147483648 - 1;
-  }
-  return out;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function timeIt(repeats: number, fn: () => Promise<unknown>): Promise<number> {
@@ -333,28 +315,42 @@ export async function runBench(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Device rows: a GPU backend's kernels timed on the device (data already there), end to end from pinned
-// host memory, and the vendor reference (cuFFT, or the unfused cuFFT pipelines) on the same inputs.
+// Device rows: a GPU backend's kernels timed on the device (data already there), end to end from host
+// memory (pinned for CUDA), and the reference on the same inputs: CUDA's is cuFFT (or the unfused cuFFT
+// pipelines), WebGPU's its own unfused pipelines (the same steps as separate passes; no vendor FFT).
 
-export interface DeviceBenchRow {
-  backend: string;
-  op: string;
-  size: number;
-  batch: number;
-  /** 'kernel': data on the device; 'end-to-end': from pinned host memory and back. */
-  timing: 'kernel' | 'end-to-end';
-  ms: number;
-  samplesPerSecond: number;
-  /** Bytes moved through device memory over the time (kernel rows). */
-  gbPerSecond?: number;
-  /** gbPerSecond over the device-to-device copy bandwidth measured in the same run. */
-  ofCopy?: number;
-  /** End-to-end rows: input bytes over the time, over the pinned host-to-device bandwidth of the run. */
-  ofHostToDevice?: number;
-  /** samples/s over the reference's (same op, size and timing). */
-  vsReference?: number;
-  relError: number;
-  note?: string;
+export type DeviceBenchRow = DeviceBenchRowInfo;
+
+/** How each GPU backend times itself (the header of the device rows). */
+export const deviceTimerMethods: Partial<Record<BackendName, string>> = {
+  cuda: 'CUDA events',
+  webgpu: 'timestamp queries',
+};
+
+/** How `b` times its device rows, or why it has none (undefined for the CPU, which has no device rows). */
+export function deviceTimerInfo(b: Backend): DeviceTimerInfo | undefined {
+  if (b.name === 'cpu') return undefined;
+  if (hasDeviceTimer(b)) return { backend: b.name, method: deviceTimerMethods[b.name] ?? 'device timer' };
+  const missing =
+    b.name === 'webgpu'
+      ? 'no device-timed rows: the adapter has no timestamp-query feature'
+      : 'no device-timed rows: the backend has no device timer';
+  return { backend: b.name, missing };
+}
+
+/** Sets vsCuda on the other backends' own rows (not their references) that have a CUDA row of the same
+ * op, size, timing and variant. */
+export function compareWithCuda(rows: DeviceBenchRow[]): void {
+  const variant = (r: DeviceBenchRow) =>
+    r.note === undefined || r.note.startsWith('no reference') ? '' : r.note.split(';')[0];
+  const key = (r: DeviceBenchRow) => `${r.op}|${r.size}|${r.timing}|${variant(r)}`;
+  const cuda = new Map<string, DeviceBenchRow>();
+  for (const r of rows) if (r.backend === 'cuda') cuda.set(key(r), r);
+  for (const r of rows) {
+    if (r.backend === 'cuda' || !(r.backend in deviceTimerMethods)) continue;
+    const c = cuda.get(key(r));
+    if (c && c.samplesPerSecond > 0) r.vsCuda = r.samplesPerSecond / c.samplesPerSecond;
+  }
 }
 
 /** Native op names per bench op (n = size; batch = samples per call, or transforms for FFTs). */
@@ -384,19 +380,24 @@ export const defaultDeviceSizes: Record<BenchOp, number[]> = {
   correlate: [4096],
 };
 
-/** The ceilings of the run: device-to-device copy and pinned host-to-device bandwidth (GB/s). */
-export async function deviceCeilings(b: DeviceTimer): Promise<{ copy: number; h2d: number }> {
-  const copy = await b.benchmark('copy', 1 << 27, 1, false, { reps: 10, endToEnd: false });
-  const h2d = await b.benchmark('h2d', 1 << 25, 1, false, { reps: 10, endToEnd: false });
+/** The ceilings of the run: device-to-device copy and host-to-device bandwidth (GB/s), measured on
+ * 2^27 and 2^25 complex values, or on `values` when that is fewer. */
+export async function deviceCeilings(
+  b: DeviceTimer,
+  values = 1 << 27,
+): Promise<{ copy: number; h2d: number }> {
+  const copy = await b.benchmark('copy', Math.min(values, 1 << 27), 1, false, { reps: 10, endToEnd: false });
+  const h2d = await b.benchmark('h2d', Math.min(values, 1 << 25), 1, false, { reps: 10, endToEnd: false });
   return { copy: copy.bytes / copy.kernelMs / 1e6, h2d: h2d.bytes / h2d.kernelMs / 1e6 };
 }
 
+/** The device rows of one backend (none without a device timer: see deviceTimerInfo). */
 export async function runDeviceBench(
   backend: Backend,
   options: DeviceBenchOptions = {},
 ): Promise<DeviceBenchRow[]> {
   if (!hasDeviceTimer(backend)) return [];
-  const ceil = await deviceCeilings(backend);
+  const ceil = await deviceCeilings(backend, options.samples);
   const rows: DeviceBenchRow[] = [];
   const push = (r: DeviceBenchRow) => {
     rows.push(r);
@@ -419,7 +420,7 @@ export async function runDeviceBench(
             backend: name,
             op,
             size,
-            batch,
+            batch: r.batch,
             timing: 'kernel',
             ms: r.kernelMs,
             samplesPerSecond: r.samplesPerSecond,
@@ -441,13 +442,13 @@ export async function runDeviceBench(
           push(mine);
         }
         if (Number.isFinite(ours.endToEndMs) && ours.endToEndMs > 0) {
-          const count = transform ? size * batch : batch; // input samples
+          const count = transform ? size * ours.batch : ours.batch; // input samples
           const inBytes = count * (native.endsWith('i16') ? 2 : op === 'fft' || native === 'fir' ? 8 : 4);
           const e2e: DeviceBenchRow = {
             backend: backend.name,
             op,
             size,
-            batch,
+            batch: ours.batch,
             timing: 'end-to-end',
             ms: ours.endToEndMs,
             samplesPerSecond: (ours.samplesPerSecond * ours.kernelMs) / ours.endToEndMs,
@@ -461,4 +462,33 @@ export async function runDeviceBench(
     }
   }
   return rows;
+}
+
+/** The device rows of every GPU backend given, in turn, compared with CUDA's where both ran; `timers` says
+ * how each GPU backend timed itself or why it has no rows. */
+export async function runDeviceBenches(
+  backends: readonly Backend[],
+  options: DeviceBenchOptions = {},
+): Promise<{ rows: DeviceBenchRow[]; timers: DeviceTimerInfo[] }> {
+  const rows: DeviceBenchRow[] = [];
+  const timers: DeviceTimerInfo[] = [];
+  // CUDA first, so the other backends' rows can be compared with it as they arrive
+  const order = [...backends].sort((a, b) => (a.name === 'cuda' ? -1 : b.name === 'cuda' ? 1 : 0));
+  for (const b of order) {
+    const info = deviceTimerInfo(b);
+    if (!info) continue;
+    timers.push(info);
+    if (info.missing) continue;
+    rows.push(
+      ...(await runDeviceBench(b, {
+        ...options,
+        onRow: (r) => {
+          compareWithCuda([...rows, r]);
+          options.onRow?.(r);
+        },
+      })),
+    );
+  }
+  compareWithCuda(rows);
+  return { rows, timers };
 }

@@ -273,10 +273,50 @@ export interface BenchRowInfo {
   vsCpu?: number;
 }
 
+/**
+ * One device-timed row: a GPU backend's kernels timed on the device (CUDA events, WebGPU timestamp
+ * queries) with the data already there ('kernel'), the whole call from host memory and back
+ * ('end-to-end'), or the reference the backend compares itself with (CUDA: cuFFT and the unfused cuFFT
+ * pipelines; WebGPU: its own unfused pipelines), named as the row's backend (e.g. 'cufft', 'webgpu-unfused').
+ */
+export interface DeviceBenchRowInfo {
+  backend: string;
+  op: string;
+  size: number;
+  /** Transforms (fft, rfft) or samples (streams) timed: the backend may time fewer than asked. */
+  batch: number;
+  timing: 'kernel' | 'end-to-end';
+  ms: number;
+  samplesPerSecond: number;
+  /** Bytes moved through device memory over the time (kernel rows). */
+  gbPerSecond?: number;
+  /** gbPerSecond over the device-to-device copy bandwidth measured in the same run. */
+  ofCopy?: number;
+  /** End-to-end rows: input bytes over the time, over the host-to-device bandwidth of the run. */
+  ofHostToDevice?: number;
+  /** Kernel time of the reference over ours (same op, size): > 1 where ours is faster. */
+  vsReference?: number;
+  /** samples/s over the CUDA backend's row of the same op, size, timing and variant, in the same run. */
+  vsCuda?: number;
+  relError: number;
+  /** The variant (e.g. 'spectrogram-i16', 'fir-real'), or why there is no reference. */
+  note?: string;
+}
+
+/** How a backend timed its device rows ('CUDA events', 'timestamp queries'), or why it has none. */
+export interface DeviceTimerInfo {
+  backend: string;
+  method?: string;
+  missing?: string;
+}
+
 export interface BenchResult {
   machine: { date: string; cpu: string; threads: number; node: string; platform: string };
   backends: BackendDetails[];
   rows: BenchRowInfo[];
+  /** Device-timed rows of the GPU backends (when asked for). */
+  deviceRows?: DeviceBenchRowInfo[];
+  deviceTimers?: DeviceTimerInfo[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -369,6 +409,15 @@ export const requestSchemas = {
       .max(1 << 26)
       .optional(),
     repeats: z.number().int().min(1).max(50).optional(),
+    /** Also the GPU backends' device-timed rows (kernel-only, end-to-end, reference). */
+    device: z.boolean().optional(),
+    /** Samples per device-timed measurement (the engine's defaults: 2^27 transforms, 2^26 streams). */
+    deviceSamples: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1 << 27)
+      .optional(),
   }),
   cancel: z.object({ request: z.number().int().min(0) }),
 } as const;

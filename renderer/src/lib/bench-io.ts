@@ -2,7 +2,12 @@
 // measurement, the machine in `#` comment lines), and two runs joined by (backend, op, size) to compare
 // machines side by side.
 
-import type { BenchResult, BenchRowInfo } from '../../../electron/engine/protocol/messages.js';
+import type {
+  BenchResult,
+  BenchRowInfo,
+  DeviceBenchRowInfo,
+  DeviceTimerInfo,
+} from '../../../electron/engine/protocol/messages.js';
 
 export class BenchFileError extends Error {
   override name = 'BenchFileError';
@@ -114,6 +119,43 @@ function checkRow(r: unknown, i: number): BenchRowInfo {
   return row;
 }
 
+const DEVICE_OPTIONAL = ['gbPerSecond', 'ofCopy', 'ofHostToDevice', 'vsReference', 'vsCuda'] as const;
+
+function checkDeviceRow(r: unknown, i: number): DeviceBenchRowInfo {
+  const what = `device row ${i + 1}`;
+  if (!r || typeof r !== 'object') throw new BenchFileError(`${what} is not an object`);
+  const o = r as Record<string, unknown>;
+  if (typeof o.backend !== 'string' || typeof o.op !== 'string') {
+    throw new BenchFileError(`${what} has no backend or op`);
+  }
+  const row: DeviceBenchRowInfo = {
+    backend: o.backend,
+    op: o.op,
+    size: num(o.size, `${what} size`),
+    batch: num(o.batch ?? 1, `${what} batch`),
+    timing: o.timing === 'end-to-end' ? 'end-to-end' : 'kernel',
+    ms: num(o.ms, `${what} ms`),
+    samplesPerSecond: num(o.samplesPerSecond, `${what} samplesPerSecond`),
+    relError: num(o.relError ?? Infinity, `${what} relError`),
+  };
+  for (const k of DEVICE_OPTIONAL) {
+    const v = num(o[k], `${what} ${k}`, true);
+    if (v !== undefined) row[k] = v;
+  }
+  if (typeof o.note === 'string') row.note = o.note;
+  return row;
+}
+
+function checkTimer(t: unknown): DeviceTimerInfo | null {
+  if (!t || typeof t !== 'object') return null;
+  const o = t as Record<string, unknown>;
+  if (typeof o.backend !== 'string') return null;
+  const info: DeviceTimerInfo = { backend: o.backend };
+  if (typeof o.method === 'string') info.method = o.method;
+  if (typeof o.missing === 'string') info.missing = o.missing;
+  return info;
+}
+
 function parseJsonRun(text: string): BenchResult {
   let json: unknown;
   try {
@@ -126,7 +168,7 @@ function parseJsonRun(text: string): BenchResult {
     throw new BenchFileError('not a Phasor benchmark: expected an object with "rows"');
   }
   const m = (o.machine ?? {}) as Partial<BenchResult['machine']>;
-  return {
+  const run: BenchResult = {
     machine: {
       date: String(m.date ?? ''),
       cpu: String(m.cpu ?? 'unknown'),
@@ -137,6 +179,11 @@ function parseJsonRun(text: string): BenchResult {
     backends: Array.isArray(o.backends) ? o.backends : [],
     rows: o.rows.map(checkRow),
   };
+  if (Array.isArray(o.deviceRows)) run.deviceRows = o.deviceRows.map(checkDeviceRow);
+  if (Array.isArray(o.deviceTimers)) {
+    run.deviceTimers = o.deviceTimers.map(checkTimer).filter((t): t is DeviceTimerInfo => t !== null);
+  }
+  return run;
 }
 
 function parseCsvRun(text: string): BenchResult {

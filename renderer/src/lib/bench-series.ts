@@ -1,7 +1,8 @@
 // Benchmark rows as chart series: one line per backend (and per backend of a compared run) over the sizes
-// measured for one operation, with gaps where a backend has no measurement.
+// measured for one operation, with gaps where a backend has no measurement; the device-timed kernel rows
+// the same way, one line per backend, reference and variant.
 
-import type { BenchRowInfo } from '../../../electron/engine/protocol/messages.js';
+import type { BenchRowInfo, DeviceBenchRowInfo } from '../../../electron/engine/protocol/messages.js';
 
 export type Metric = 'throughput' | 'speedup' | 'error';
 
@@ -44,5 +45,29 @@ export function benchSeries(
   };
   add(rowsA, 'a');
   add(rowsB, 'b');
+  return { sizes, series };
+}
+
+/** The label of a device-timed row's line: its backend (or reference) and variant. */
+export function deviceLineLabel(r: DeviceBenchRowInfo): string {
+  const variant = r.note && !r.note.startsWith('no reference') ? r.note.split(';')[0] : '';
+  return variant && variant !== r.op ? `${r.backend} ${variant}` : r.backend;
+}
+
+/** Device-timed kernel throughput (Msamples/s) against size for one operation: one line per backend,
+ * reference and variant (e.g. 'webgpu spectrogram-i16', 'webgpu-unfused', 'cufft'). */
+export function deviceSeries(op: string, rows: DeviceBenchRowInfo[]): SeriesSet {
+  const kernel = rows.filter((r) => r.op === op && r.timing === 'kernel');
+  const sizes = [...new Set(kernel.map((r) => r.size))].sort((x, y) => x - y);
+  const series: SeriesSet['series'] = [];
+  for (const label of [...new Set(kernel.map(deviceLineLabel))]) {
+    const mine = kernel.filter((r) => deviceLineLabel(r) === label);
+    const values = sizes.map((s) => {
+      const r = mine.find((x) => x.size === s);
+      const v = r ? r.samplesPerSecond / 1e6 : NaN;
+      return Number.isFinite(v) && v > 0 ? v : null;
+    });
+    series.push({ label, run: 'a', backend: mine[0].backend, values });
+  }
   return { sizes, series };
 }

@@ -8,6 +8,8 @@ import type {
   BackendDetails,
   BenchResult,
   BenchRowInfo,
+  DeviceBenchRowInfo,
+  DeviceTimerInfo,
 } from '../../../electron/engine/protocol/messages.js';
 import { SPECTRUM_FFT_SIZE_MAX } from '../../../electron/engine/protocol/shape.js';
 import { benchToCsv, benchToJson, compareRuns, parseBenchFile, withSpeedups } from '../lib/bench-io.js';
@@ -27,10 +29,19 @@ export interface BenchChoice {
   /** Input samples per timed call ('' = the engine's default). */
   samples: string;
   repeats: string;
+  /** Also the GPU backends' device-timed rows (CUDA events, WebGPU timestamp queries). */
+  device: boolean;
 }
 
 export function defaultChoice(): BenchChoice {
-  return { backends: [], ops: ['fft', 'fir'], sizes: '256, 1024, 4096, 16384', samples: '', repeats: '' };
+  return {
+    backends: [],
+    ops: ['fft', 'fir'],
+    sizes: '256, 1024, 4096, 16384',
+    samples: '',
+    repeats: '',
+    device: true,
+  };
 }
 
 /** Sizes from text ("1024, 4096 65536", "2^14", "64k"), or an error sentence. */
@@ -69,6 +80,7 @@ function loadChoice(): BenchChoice {
     if (Array.isArray(o.ops))
       d.ops = o.ops.filter((x): x is BenchOp => (BENCH_OPS as readonly string[]).includes(x));
     for (const k of ['sizes', 'samples', 'repeats'] as const) if (typeof o[k] === 'string') d[k] = o[k];
+    if (typeof o.device === 'boolean') d.device = o.device;
   } catch {
     // Defaults.
   }
@@ -84,6 +96,9 @@ export const useBenchStore = defineStore('bench', () => {
   const choice = reactive<BenchChoice>(loadChoice());
   /** Rows of the run in progress (as the progress events bring them) or of the last run. */
   const rows = shallowRef<BenchRowInfo[]>([]);
+  /** Device-timed rows of the last run (they arrive with its result), and how each GPU backend timed. */
+  const deviceRows = shallowRef<DeviceBenchRowInfo[]>([]);
+  const deviceTimers = shallowRef<DeviceTimerInfo[]>([]);
   const run = shallowRef<BenchResult | null>(null);
   const compared = shallowRef<BenchResult | null>(null);
   const comparedName = ref('');
@@ -167,7 +182,14 @@ export const useBenchStore = defineStore('bench', () => {
     if (choice.samples.trim() && Number.isInteger(samples)) params.samples = samples;
     const repeats = Number(choice.repeats);
     if (choice.repeats.trim() && Number.isInteger(repeats)) params.repeats = repeats;
+    // the CPU has no device rows: ask only when a GPU backend runs; the samples chosen apply to them too
+    if (choice.device && names.some((n) => n !== 'cpu')) {
+      params.device = true;
+      if (params.samples !== undefined) params.deviceSamples = params.samples;
+    }
     rows.value = [];
+    deviceRows.value = [];
+    deviceTimers.value = [];
     run.value = null;
     const r = await task.run(
       (options) => connection.request('runBench', params, options),
@@ -178,6 +200,8 @@ export const useBenchStore = defineStore('bench', () => {
     if (r) {
       run.value = r;
       rows.value = r.rows;
+      deviceRows.value = r.deviceRows ?? [];
+      deviceTimers.value = r.deviceTimers ?? [];
       if (r.backends.length) backends.value = r.backends;
     } else if (task.outcome === 'failed') error.value = task.error;
   }
@@ -210,6 +234,8 @@ export const useBenchStore = defineStore('bench', () => {
       if (!run.value && rows.value.length === 0) {
         run.value = r;
         rows.value = r.rows;
+        deviceRows.value = r.deviceRows ?? [];
+        deviceTimers.value = r.deviceTimers ?? [];
       } else {
         compared.value = r;
         comparedName.value = name;
@@ -233,6 +259,8 @@ export const useBenchStore = defineStore('bench', () => {
     backendsError,
     choice,
     rows,
+    deviceRows,
+    deviceTimers,
     run,
     compared,
     comparedName,

@@ -32,6 +32,7 @@ import type { DeviceInput, Recorder, WebGpuDevice } from './processor.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
 import { WebGpuCorrelator } from './correlator.js';
+import { WebGpuDeviceTimer } from './devtimer.js';
 
 /** Bytes of the largest chunk of a batch sent in one submit (input, output and scratch each). */
 export const CHUNK_BYTES = 64 * 1024 * 1024;
@@ -82,6 +83,9 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   private readback: GPUBuffer | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  /** Device-timed measurements for `phasor bench` (devtimer.ts): only where the adapter has timestamps. */
+  readonly benchmark?: WebGpuDeviceTimer['benchmark'];
+  private readonly timer?: WebGpuDeviceTimer;
 
   constructor(ctx: WebGpuContext) {
     this.ctx = ctx;
@@ -94,6 +98,10 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
       onePassFft: this.fftPlanner.onePassMax,
       maxFft: this.fftPlanner.maxSize,
     };
+    if (ctx.timestamps) {
+      const timer = (this.timer = new WebGpuDeviceTimer(this));
+      this.benchmark = (...args) => timer.benchmark(...args);
+    }
   }
 
   /** The largest transform size on this adapter. */
@@ -406,6 +414,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     if (this.disposed) return;
     await this.queue;
     this.disposed = true;
+    this.timer?.dispose();
     this.fftPlanner.dispose();
     this.io.destroy();
     this.work.destroy();
