@@ -2,7 +2,9 @@
 //
 // A transform of L points is done by L/E threads that hold E = min(8, L) points each in registers: a
 // first stage of radix FIRST (2, 4 or 8; the thread does E/FIRST of its butterflies), then STAGES
-// radix-8 stages. Points move between threads through workgroup memory between stages only: the first
+// radix-8 stages. Every register is named by a constant index (no loop indexes them), so the driver keeps
+// them in registers; the twiddles W^r of a radix-8 stage are three table loads (r = 1, 2, 4) and four
+// products. Points move between threads through workgroup memory between stages only: the first
 // stage's inputs come straight from the source and the last stage's outputs go straight to the
 // destination, each thread's loads and stores E coalesced rows apart.
 //
@@ -34,6 +36,8 @@ const TL: u32 = L / E; // threads of one transform
 const T: u32 = COLS * TL; // threads of the workgroup
 const REG_COLS_FAST: bool = LOAD_COLS_FAST && STORE_COLS_FAST;
 const SQRT_HALF: f32 = 0.70710678118654752;
+
+alias C8 = array<vec2<f32>, 8>;
 
 struct Params {
   count: u32, // transforms in this dispatch
@@ -91,25 +95,17 @@ fn origin(t: u32, base: u32, a: u32) -> u32 {
   return base + (t / p.period) * p.block + (t % p.period) * a;
 }
 
-// The DFT of 8 points in place, outputs in natural order.
-fn dft8(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
-  let a0 = (*x)[o];
-  let a1 = (*x)[o + s];
-  let a2 = (*x)[o + 2u * s];
-  let a3 = (*x)[o + 3u * s];
-  let a4 = (*x)[o + 4u * s];
-  let a5 = (*x)[o + 5u * s];
-  let a6 = (*x)[o + 6u * s];
-  let a7 = (*x)[o + 7u * s];
+// The DFT of 8 points, outputs in natural order.
+fn dft8(a: C8) -> C8 {
   // two radix-4 butterflies (even and odd inputs), then a radix-2 step with W_8^k
-  let e0 = a0 + a4;
-  let e1 = a0 - a4;
-  let e2 = a2 + a6;
-  let e3 = rot(a2 - a6);
-  let o0 = a1 + a5;
-  let o1 = a1 - a5;
-  let o2 = a3 + a7;
-  let o3 = rot(a3 - a7);
+  let e0 = a[0] + a[4];
+  let e1 = a[0] - a[4];
+  let e2 = a[2] + a[6];
+  let e3 = rot(a[2] - a[6]);
+  let o0 = a[1] + a[5];
+  let o1 = a[1] - a[5];
+  let o2 = a[3] + a[7];
+  let o3 = rot(a[3] - a[7]);
   let E0 = e0 + e2;
   let E2 = e0 - e2;
   let E1 = e1 + e3;
@@ -118,41 +114,122 @@ fn dft8(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
   let O2 = rot(o0 - o2);
   let O1 = w8(o1 + o3);
   let O3 = rot(w8(o1 - o3));
-  (*x)[o] = E0 + O0;
-  (*x)[o + 4u * s] = E0 - O0;
-  (*x)[o + s] = E1 + O1;
-  (*x)[o + 5u * s] = E1 - O1;
-  (*x)[o + 2u * s] = E2 + O2;
-  (*x)[o + 6u * s] = E2 - O2;
-  (*x)[o + 3u * s] = E3 + O3;
-  (*x)[o + 7u * s] = E3 - O3;
+  return C8(E0 + O0, E1 + O1, E2 + O2, E3 + O3, E0 - O0, E1 - O1, E2 - O2, E3 - O3);
 }
 
-fn dft4(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
-  let a0 = (*x)[o];
-  let a1 = (*x)[o + s];
-  let a2 = (*x)[o + 2u * s];
-  let a3 = (*x)[o + 3u * s];
-  let t0 = a0 + a2;
-  let t1 = a0 - a2;
-  let t2 = a1 + a3;
-  let t3 = rot(a1 - a3);
-  (*x)[o] = t0 + t2;
-  (*x)[o + s] = t1 + t3;
-  (*x)[o + 2u * s] = t0 - t2;
-  (*x)[o + 3u * s] = t1 - t3;
+// Four DFTs of 2 points over registers (b, b + 4); outputs in the same registers.
+fn dft2x4(a: C8) -> C8 {
+  return C8(a[0] + a[4], a[1] + a[5], a[2] + a[6], a[3] + a[7], a[0] - a[4], a[1] - a[5], a[2] - a[6], a[3] - a[7]);
 }
 
-fn dft2(x: ptr<function, array<vec2<f32>, 8>>, o: u32, s: u32) {
-  let a0 = (*x)[o];
-  let a1 = (*x)[o + s];
-  (*x)[o] = a0 + a1;
-  (*x)[o + s] = a0 - a1;
+// Two DFTs of 4 points over registers (b, b + 2, b + 4, b + 6); outputs in the same registers.
+fn dft4x2(a: C8) -> C8 {
+  let t0 = a[0] + a[4];
+  let t1 = a[0] - a[4];
+  let t2 = a[2] + a[6];
+  let t3 = rot(a[2] - a[6]);
+  let u0 = a[1] + a[5];
+  let u1 = a[1] - a[5];
+  let u2 = a[3] + a[7];
+  let u3 = rot(a[3] - a[7]);
+  return C8(t0 + t2, u0 + u2, t1 + t3, u1 + u3, t0 - t2, u0 - u2, t1 - t3, u1 - u3);
+}
+
+// The first stage on a thread's 8 registers (butterfly b takes registers b + r·8/FIRST).
+fn firstStage(a: C8) -> C8 {
+  if (FIRST == 8u) {
+    return dft8(a);
+  } else if (FIRST == 4u) {
+    return dft4x2(a);
+  }
+  return dft2x4(a);
+}
+
+// Where register k's first-stage output goes: butterfly j = tid + (k % B0)·TL, output r = k / B0, at
+// j·FIRST + r.
+fn firstPlace(tid: u32, k: u32) -> u32 {
+  const B0 = 8u / FIRST;
+  return (tid + (k % B0) * TL) * FIRST + k / B0;
+}
+
+// Workgroup memory at base + k·stride, k < 8.
+fn get8(base: u32, stride: u32) -> C8 {
+  return C8(buf[base], buf[base + stride], buf[base + 2u * stride], buf[base + 3u * stride],
+    buf[base + 4u * stride], buf[base + 5u * stride], buf[base + 6u * stride], buf[base + 7u * stride]);
+}
+
+fn put8(base: u32, stride: u32, a: C8) {
+  buf[base] = a[0];
+  buf[base + stride] = a[1];
+  buf[base + 2u * stride] = a[2];
+  buf[base + 3u * stride] = a[3];
+  buf[base + 4u * stride] = a[4];
+  buf[base + 5u * stride] = a[5];
+  buf[base + 6u * stride] = a[6];
+  buf[base + 7u * stride] = a[7];
+}
+
+// Source elements o + (tid + k·TL)·inB, k < 8.
+fn load8(o: u32, tid: u32) -> C8 {
+  let s = TL * p.inB;
+  let b = o + tid * p.inB;
+  return C8(src[b], src[b + s], src[b + 2u * s], src[b + 3u * s], src[b + 4u * s], src[b + 5u * s],
+    src[b + 6u * s], src[b + 7u * s]);
+}
+
+// Stores element i of sequence t (scaled, with the four-step twiddle when OUTER).
+fn store(o: u32, t: u32, i: u32, x: vec2<f32>) {
+  var v = x * p.scale;
+  if (OUTER) {
+    v = cmul(v, outerTwiddle((t % p.period) * i));
+  }
+  dst[o + i * p.outB] = v;
+}
+
+// The radix-8 stage's twiddles W_L^(r·step), r = 1…7, applied: r = 1, 2, 4 from the table, the others
+// as products of two of those.
+fn twiddle8(a: C8, step: u32) -> C8 {
+  let w1 = twiddle(step);
+  let w2 = twiddle(2u * step);
+  let w4 = twiddle(4u * step);
+  let w3 = cmul(w1, w2);
+  return C8(a[0], cmul(a[1], w1), cmul(a[2], w2), cmul(a[3], w3), cmul(a[4], w4), cmul(a[5], cmul(w1, w4)),
+    cmul(a[6], cmul(w2, w4)), cmul(a[7], cmul(w3, w4)));
+}
+
+// Transforms of fewer than 8 points (E = L = FIRST, one thread each), registers in a loop.
+fn small(lid: u32, first: u32) {
+  let t = first + lid;
+  if (t >= p.count) {
+    return;
+  }
+  var x: array<vec2<f32>, 4>;
+  let o = origin(t, p.inBase, p.inA);
+  for (var k = 0u; k < E; k++) {
+    x[k] = src[o + k * p.inB];
+  }
+  if (L == 4u) {
+    let t0 = x[0] + x[2];
+    let t1 = x[0] - x[2];
+    let t2 = x[1] + x[3];
+    let t3 = rot(x[1] - x[3]);
+    x = array<vec2<f32>, 4>(t0 + t2, t1 + t3, t0 - t2, t1 - t3);
+  } else if (L == 2u) {
+    x = array<vec2<f32>, 4>(x[0] + x[1], x[0] - x[1], x[2], x[3]);
+  }
+  let out = origin(t, p.outBase, p.outA);
+  for (var k = 0u; k < E; k++) {
+    store(out, t, k, x[k]);
+  }
 }
 
 @compute @workgroup_size(T)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let first = (wid.y * p.groupsX + wid.x) * COLS;
+  if (E < 8u) {
+    small(lid, first);
+    return;
+  }
   var c = lid / TL;
   var tid = lid % TL;
   if (REG_COLS_FAST) {
@@ -161,18 +238,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   }
   let t = first + c;
   let row = c * PITCH;
-  var x: array<vec2<f32>, 8>;
+  var x: C8;
 
   // Inputs: register k holds element tid + k·TL.
   if (LOAD_COLS_FAST == REG_COLS_FAST) {
     if (t < p.count) {
-      let o = origin(t, p.inBase, p.inA);
-      for (var k = 0u; k < E; k++) {
-        x[k] = src[o + (tid + k * TL) * p.inB];
-      }
+      x = load8(origin(t, p.inBase, p.inA), tid);
     }
   } else {
-    for (var u = 0u; u < E; u++) {
+    for (var u = 0u; u < 8u; u++) {
       let e = lid + u * T;
       let lc = e % COLS;
       let li = e / COLS;
@@ -181,56 +255,35 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
       }
     }
     workgroupBarrier();
-    for (var k = 0u; k < E; k++) {
-      x[k] = buf[row + tid + k * TL];
-    }
+    x = get8(row + tid, TL);
     workgroupBarrier();
   }
 
-  // First stage, radix FIRST, no twiddles: butterfly b of the thread (j = tid + b·TL) takes registers
-  // b + r·E/FIRST and writes its outputs to j·FIRST + r.
-  const B0: u32 = E / FIRST;
-  for (var b = 0u; b < B0; b++) {
-    if (FIRST == 8u) {
-      dft8(&x, b, B0);
-    } else if (FIRST == 4u) {
-      dft4(&x, b, B0);
-    } else if (FIRST == 2u) {
-      dft2(&x, b, B0);
-    }
-  }
+  x = firstStage(x);
   if (STAGES > 0u) {
-    for (var b = 0u; b < B0; b++) {
-      let j = tid + b * TL;
-      for (var r = 0u; r < FIRST; r++) {
-        buf[row + j * FIRST + r] = x[b + r * B0];
-      }
-    }
+    buf[row + firstPlace(tid, 0u)] = x[0];
+    buf[row + firstPlace(tid, 1u)] = x[1];
+    buf[row + firstPlace(tid, 2u)] = x[2];
+    buf[row + firstPlace(tid, 3u)] = x[3];
+    buf[row + firstPlace(tid, 4u)] = x[4];
+    buf[row + firstPlace(tid, 5u)] = x[5];
+    buf[row + firstPlace(tid, 6u)] = x[6];
+    buf[row + firstPlace(tid, 7u)] = x[7];
     workgroupBarrier();
-    for (var k = 0u; k < 8u; k++) {
-      x[k] = buf[row + tid + k * TL];
-    }
+    x = get8(row + tid, TL);
   }
 
-  // Radix-8 stages over sub-transforms of ns = FIRST·8^(s−1) points (log2 lns).
+  // Radix-8 stages over sub-transforms of ns = FIRST·8^s points (log2 lns): butterfly tid, k = tid % ns,
+  // input r twiddled by W_(8·ns)^(r·k) = W_L^(r·step); outputs to (tid / ns)·8·ns + k + r·ns.
   var lns = LOG2L - 3u * STAGES;
   for (var s = 0u; s < STAGES; s++) {
     let k = tid & ((1u << lns) - 1u);
-    let step = k << (LOG2L - lns - 3u); // W_(8·ns)^(r·k) = W_L^(r·step)
-    for (var r = 1u; r < 8u; r++) {
-      x[r] = cmul(x[r], twiddle(r * step));
-    }
-    dft8(&x, 0u, 1u);
+    x = dft8(twiddle8(x, k << (LOG2L - lns - 3u)));
     if (s + 1u < STAGES) {
       workgroupBarrier();
-      let d = row + ((tid >> lns) << (lns + 3u)) + k;
-      for (var r = 0u; r < 8u; r++) {
-        buf[d + (r << lns)] = x[r];
-      }
+      put8(row + ((tid >> lns) << (lns + 3u)) + k, 1u << lns, x);
       workgroupBarrier();
-      for (var r = 0u; r < 8u; r++) {
-        x[r] = buf[row + tid + r * TL];
-      }
+      x = get8(row + tid, TL);
     }
     lns += 3u;
   }
@@ -239,32 +292,26 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   if (STORE_COLS_FAST == REG_COLS_FAST) {
     if (t < p.count) {
       let o = origin(t, p.outBase, p.outA);
-      for (var r = 0u; r < E; r++) {
-        let i = tid + r * TL;
-        var v = x[r] * p.scale;
-        if (OUTER) {
-          v = cmul(v, outerTwiddle((t % p.period) * i));
-        }
-        dst[o + i * p.outB] = v;
-      }
+      store(o, t, tid, x[0]);
+      store(o, t, tid + TL, x[1]);
+      store(o, t, tid + 2u * TL, x[2]);
+      store(o, t, tid + 3u * TL, x[3]);
+      store(o, t, tid + 4u * TL, x[4]);
+      store(o, t, tid + 5u * TL, x[5]);
+      store(o, t, tid + 6u * TL, x[6]);
+      store(o, t, tid + 7u * TL, x[7]);
     }
   } else {
     workgroupBarrier();
-    for (var r = 0u; r < E; r++) {
-      buf[row + tid + r * TL] = x[r];
-    }
+    put8(row + tid, TL, x);
     workgroupBarrier();
-    for (var u = 0u; u < E; u++) {
+    for (var u = 0u; u < 8u; u++) {
       let e = lid + u * T;
       let sc = e % COLS;
       let si = e / COLS;
       let ts = first + sc;
       if (ts < p.count) {
-        var v = buf[sc * PITCH + si] * p.scale;
-        if (OUTER) {
-          v = cmul(v, outerTwiddle((ts % p.period) * si));
-        }
-        dst[origin(ts, p.outBase, p.outA) + si * p.outB] = v;
+        store(origin(ts, p.outBase, p.outA), ts, si, buf[sc * PITCH + si]);
       }
     }
   }
