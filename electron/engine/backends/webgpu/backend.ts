@@ -27,7 +27,7 @@ import { transformOutput, transformShape } from '../validate.js';
 import { isRawSamples } from '../../types.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
-import { MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
+import { HostUploads, MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
 import type { DeviceInput, Recorder, WebGpuDevice } from './processor.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
@@ -80,6 +80,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly fftPlanner: WebGpuFft;
   private readonly io: ScratchBuffers;
   readonly work: ScratchBuffers;
+  readonly uploads: HostUploads;
   private readback: GPUBuffer | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -93,6 +94,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.fftPlanner = new WebGpuFft(ctx);
     this.io = new ScratchBuffers(ctx.device);
     this.work = new ScratchBuffers(ctx.device);
+    this.uploads = new HostUploads(ctx.device);
     this.details = {
       ...ctx.details,
       onePassFft: this.fftPlanner.onePassMax,
@@ -187,7 +189,10 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
         size: Math.max(8, Math.ceil(data.byteLength / 8) * 8),
         usage: STORAGE_USAGE,
       });
-      this.ctx.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      const encoder = this.ctx.device.createCommandEncoder();
+      this.uploads.write(encoder, buffer, 0, data);
+      this.ctx.device.queue.submit([encoder.finish()]);
+      this.uploads.submitted();
       return new WebGpuDeviceArray(this, buffer, data.length);
     });
   }
@@ -264,18 +269,17 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     const planner = this.fftPlanner;
     for (let r0 = 0; r0 < rows; r0 += chunk) {
       const count = Math.min(chunk, rows - r0);
+      const encoder = device.createCommandEncoder();
       let src: Source;
       if (input instanceof Float32Array) {
         const buffer = this.io.get(0, Math.max(8, count * inPerRow * 4));
-        const from = r0 * inPerRow;
-        device.queue.writeBuffer(buffer, 0, input.buffer, input.byteOffset + from * 4, count * inPerRow * 4);
+        this.uploads.write(encoder, buffer, 0, input.subarray(r0 * inPerRow, (r0 + count) * inPerRow));
         src = { buffer, base: 0 };
       } else {
         src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
       }
       const dst = this.io.get(1, Math.max(8, count * outPerRow * 4));
       if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
-      const encoder = device.createCommandEncoder();
       const pass = encoder.beginComputePass();
       encode({ pass, arena: planner.arena }, src, dst, count);
       pass.end();
@@ -283,6 +287,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
       encoder.copyBufferToBuffer(dst, 0, this.readbackBuffer(bytes), 0, Math.ceil(bytes / 4) * 4);
       planner.arena.flush(device.queue);
       device.queue.submit([encoder.finish()]);
+      this.uploads.submitted();
       await this.read(out.subarray(r0 * outPerRow, (r0 + count) * outPerRow));
     }
   }
@@ -392,6 +397,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
       encoder.copyBufferToBuffer(result, 0, this.readbackBuffer(bytes), 0, bytes);
     arena.flush(device.queue);
     device.queue.submit([encoder.finish()]);
+    this.uploads.submitted();
     if (out !== undefined && bytes > 0) await this.read(out);
   }
 
@@ -418,6 +424,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.fftPlanner.dispose();
     this.io.destroy();
     this.work.destroy();
+    this.uploads.destroy();
     this.readback?.destroy();
     this.ctx.destroy();
   }

@@ -290,6 +290,7 @@ export class WebGpuDeviceTimer {
       ctx: b.ctx,
       fftPlanner: b.fftPlanner,
       work: b.work,
+      uploads: b.uploads,
       alive: () => b.alive(),
       call: (work) => b.call(work),
       deviceInput: (input, what) => b.deviceInput(input, what),

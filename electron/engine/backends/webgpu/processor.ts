@@ -2,14 +2,14 @@
 // the processors with itself), and the parts the processors share: the stream's kept values on the device
 // (DeviceWindow), the input of a push in the form the device takes it, and the processor life cycle.
 //
-// A push appends its input to the window (queue.writeBuffer for host floats, a buffer copy for a
+// A push appends its input to the window (host floats staged through HostUploads, a buffer copy for a
 // DeviceArray, the decode kernel of shaders/samples.wgsl for raw integers), runs the kernels on the window,
 // and keeps the values the stream layer's cursor says by copying them to the front of a second buffer.
 
 import { InvalidArgumentError } from '../../errors.js';
 import type { WebGpuContext } from './device.js';
 import type { FftJob, WebGpuFft } from './fft.js';
-import type { ScratchBuffers } from './gpu.js';
+import type { HostUploads, ScratchBuffers } from './gpu.js';
 import { STORAGE_USAGE } from './gpu.js';
 
 /** A processor input as the device takes it (validated by the backend). */
@@ -30,6 +30,8 @@ export interface WebGpuDevice {
   readonly fftPlanner: WebGpuFft;
   /** Transient buffers of the processors' calls (calls run one at a time). */
   readonly work: ScratchBuffers;
+  /** Host data into device buffers, recorded in a submit's encoder. */
+  readonly uploads: HostUploads;
   /** Throws when the backend can no longer be used (failed or disposed). */
   alive(): void;
   /** Runs `work` in order after every earlier call; GPU errors become a sticky BackendFailedError. */
@@ -93,8 +95,8 @@ export class DeviceWindow {
 
   /**
    * Appends input values [from, input.length) after the kept ones; returns the values now in the window.
-   * Host floats are written before the submit, device arrays copied in the encoder, raw samples decoded by
-   * a kernel in the recorder's first pass.
+   * Host floats and device arrays are copied in the encoder, raw samples decoded by a kernel in the
+   * recorder's first pass.
    */
   append(r: Recorder, input: DeviceInput, from: number): number {
     for (const b of this.retired) b.destroy();
@@ -105,28 +107,13 @@ export class DeviceWindow {
     const buffer = this.cur!;
     if (count > 0) {
       if (input.kind === 'host') {
-        const d = input.data;
-        this.device.ctx.device.queue.writeBuffer(
-          buffer,
-          at * 4,
-          d.buffer,
-          d.byteOffset + from * 4,
-          count * 4,
-        );
+        this.device.uploads.write(r.encoder, buffer, at * 4, input.data.subarray(from));
       } else if (input.kind === 'device') {
         r.encoder.copyBufferToBuffer(input.buffer, from * 4, buffer, at * 4, count * 4);
       } else {
         const d = input.data;
-        const bytes = d.byteLength;
-        const padded = Math.max(4, Math.ceil(bytes / 4) * 4);
-        const staging = this.device.work.get(7, padded);
-        let src = new Uint8Array(d.buffer, d.byteOffset, bytes);
-        if (padded !== bytes) {
-          const p = new Uint8Array(padded);
-          p.set(src);
-          src = p;
-        }
-        this.device.ctx.device.queue.writeBuffer(staging, 0, src.buffer, src.byteOffset, padded);
+        const staging = this.device.work.get(7, Math.max(4, Math.ceil(d.byteLength / 4) * 4));
+        this.device.uploads.write(r.encoder, staging, 0, d);
         const kind =
           d instanceof Uint8Array ? RAW_KIND.u8 : d instanceof Int8Array ? RAW_KIND.i8 : RAW_KIND.i16;
         r.compute((job) =>
