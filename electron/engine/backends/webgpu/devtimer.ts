@@ -16,8 +16,6 @@
 // FFTs and shaders/unfused.wgsl), the WebGPU counterpart of CUDA's unfused cuFFT pipelines; there is no
 // vendor FFT to compare the transforms with.
 
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { getFftPlan } from '../../fft/index.js';
 import { benchInput, median } from '../bench-data.js';
 import type { Backend, CorrelationChunk, DeviceBenchResult, ProcessorInput } from '../backend.js';
@@ -27,7 +25,7 @@ import type { FftJob } from './fft.js';
 import { WebGpuFir } from './fir.js';
 import { grid, MAP_READ, STORAGE_USAGE, USAGE } from './gpu.js';
 import type { Recorder, WebGpuDevice } from './processor.js';
-import { findShaderDir, variant } from './shaders.js';
+import { shaderSource, variant } from './shaders.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 
 /** What the timer needs of its backend: the processors' device interface and the whole calls. */
@@ -320,9 +318,7 @@ export class WebGpuDeviceTimer {
     let p = this.pipelines.get(entry);
     if (!p) {
       if (!this.module) {
-        const dir = findShaderDir();
-        if (dir === undefined) throw new Error('the WGSL kernels (shaders/*.wgsl) were not found');
-        const code = variant(readFileSync(path.join(dir, 'unfused.wgsl'), 'utf8'), { WG: THREADS });
+        const code = variant(shaderSource('unfused'), { WG: THREADS });
         this.module = this.device.createShaderModule({ label: 'unfused', code });
       }
       p = this.device.createComputePipeline({

@@ -12,7 +12,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type ShaderFamily =
-  'fft_pow2' | 'fft_mixed' | 'bluestein' | 'real' | 'samples' | 'spectrogram' | 'fir' | 'correlate';
+  | 'fft_pow2'
+  | 'fft_mixed'
+  | 'bluestein'
+  | 'real'
+  | 'samples'
+  | 'spectrogram'
+  | 'fir'
+  | 'correlate'
+  | 'unfused';
 export type ShaderConstants = Record<string, number | boolean>;
 
 /** Every kernel family, one file shaders/<family>.wgsl each. */
@@ -25,6 +33,7 @@ export const SHADER_FAMILIES: readonly ShaderFamily[] = [
   'spectrogram',
   'fir',
   'correlate',
+  'unfused',
 ];
 
 let shaderDir: string | undefined;

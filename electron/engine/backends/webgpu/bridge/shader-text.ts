@@ -10,6 +10,7 @@ import fir from '../../../../../shaders/fir.wgsl?raw';
 import real from '../../../../../shaders/real.wgsl?raw';
 import samples from '../../../../../shaders/samples.wgsl?raw';
 import spectrogram from '../../../../../shaders/spectrogram.wgsl?raw';
+import unfused from '../../../../../shaders/unfused.wgsl?raw';
 import { provideShaderSources } from '../shaders.js';
 
 provideShaderSources({
@@ -21,4 +22,5 @@ provideShaderSources({
   spectrogram,
   fir,
   correlate,
+  unfused,
 });
