@@ -25,7 +25,8 @@ export function browserApi(userAgent: string): { browser: string; api: string } 
   return { browser, api };
 }
 
-/** A person-readable name of the adapter, and the facts a benchmark shows about it. */
+/** A person-readable name of the adapter (vendor, description, architecture, browser, API), and the facts
+ * a benchmark shows about it. */
 export function describeAdapter(
   adapter: GPUAdapter,
   userAgent: string,
@@ -33,6 +34,9 @@ export function describeAdapter(
   const info = adapter.info;
   let name = info.description || info.device || info.architecture || 'WebGPU adapter';
   if (info.vendor && !name.toLowerCase().includes(info.vendor.toLowerCase())) name = `${info.vendor} ${name}`;
+  // The status bar shows this name alone: it says the architecture too.
+  if (info.architecture && !name.toLowerCase().includes(info.architecture.toLowerCase()))
+    name = `${name}, ${info.architecture}`;
   const { browser, api } = browserApi(userAgent);
   const l = adapter.limits;
   return {
