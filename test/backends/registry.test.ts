@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { BackendProvider } from '../../electron/engine/backends/backend.js';
+import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import {
   cpuThreadsFromEnv,
   getProvider,
+  hostProviders,
   listBackends,
   openBackend,
 } from '../../electron/engine/backends/registry.js';
@@ -40,5 +43,43 @@ describe('backend registry', () => {
     expect(cpuThreadsFromEnv({ PHASOR_CPU_THREADS: '0' })).toEqual({ threads: 0 });
     expect(() => cpuThreadsFromEnv({ PHASOR_CPU_THREADS: '-1' })).toThrow(InvalidArgumentError);
     expect(() => cpuThreadsFromEnv({ PHASOR_CPU_THREADS: 'many' })).toThrow(/PHASOR_CPU_THREADS/);
+  });
+
+  it('a host replaces a backend with its own provider, in the same place of the auto order', async () => {
+    const calls: string[] = [];
+    // The host's own way to "webgpu" (the desktop app's bridge); here a CPU backend underneath.
+    const own: BackendProvider = {
+      name: 'webgpu',
+      probe: async () => {
+        calls.push('probe');
+        return { available: true, device: 'the host’s adapter', details: { vendor: 'stand-in' } };
+      },
+      create: async () => {
+        calls.push('create');
+        return createCpuBackend({ threads: 0 });
+      },
+    };
+    const host = { exclude: { cuda: 'not in this test' }, replace: { webgpu: own } };
+    const hosted = hostProviders(host);
+    expect(hosted.map((p) => p.name)).toEqual(['cuda', 'webgpu', 'cpu']);
+    expect(hosted[1]).toBe(own);
+    expect(await hosted[1].probe()).toMatchObject({ available: true, device: 'the host’s adapter' });
+
+    const b = await openBackend('auto', host);
+    expect(calls).toEqual(['probe', 'probe', 'create']); // chosen ahead of the CPU
+    expect(Array.from(await b.fft(Float32Array.from([1, 0, 2, 0, 3, 0, 4, 0]), 4))).toEqual([
+      10, 0, -2, 2, -2, 0, -2, -2,
+    ]);
+    await b.dispose();
+    const named = await openBackend('webgpu', host);
+    expect(calls.at(-1)).toBe('create');
+    await named.dispose();
+
+    // An exclusion still wins, and a provider given under another backend's name is refused.
+    expect(await hostProviders({ ...host, exclude: { webgpu: 'not here' } })[1].probe()).toEqual({
+      available: false,
+      reason: 'not here',
+    });
+    expect(() => hostProviders({ replace: { cuda: own } })).toThrow(InvalidArgumentError);
   });
 });

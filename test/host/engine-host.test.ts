@@ -2,8 +2,11 @@
 // windows linked to each host, told when it dies, restarts with a growing delay and a limit. Then the
 // built app against the stand-in for Electron (a worker thread as the utility process, real MessagePorts):
 // a window's port reaches the engine and gets replies and rows; the host is killed, the window is told and
-// stays open; a new host starts, the window gets a new port, and requests and rows work again.
+// stays open; a new host starts, the window gets a new port, and requests and rows work again. Last, the
+// host's WebGPU: the stand-in runs the hidden window's real preload on Dawn, and the engine computes
+// through the bridge until that window's renderer crashes, then on the CPU.
 import { describe, expect, it } from 'vitest';
+import { probeWebGpu } from '../../electron/engine/backends/webgpu/index.js';
 import type { HostMessage } from '../../electron/engine-host/messages.js';
 import { isHostMessage } from '../../electron/engine-host/messages.js';
 import {
@@ -13,6 +16,7 @@ import {
   type EngineProcessOptions,
   type UtilityLike,
 } from '../../electron/main/engine-process.js';
+import { useSwiftShader } from '../webgpu/gpu.js';
 import { mainScript, runWithFakeElectron, useAppBuild } from './app-build.js';
 
 class FakeChild implements UtilityLike<string> {
@@ -210,7 +214,8 @@ describe('the engine host of the built app, against a stand-in for Electron', ()
       res.exitCode = await new Promise((r) => host.on('exit', r));
       await wait(() => states().length > 0);
       res.told = states();
-      res.window = { windows: fake.windows.length, closed, loads: win.loads, url: win.url };
+      // The app's windows (the hidden WebGPU window aside).
+      res.window = { windows: fake.windows.filter((w) => !w.url?.startsWith('phasor://gpu/')).length, closed, loads: win.loads, url: win.url };
 
       // The restart: a new host, a new port for the window, requests and rows again.
       await wait(() => ports().length > 1);
@@ -281,4 +286,122 @@ describe('the engine host of the built app, against a stand-in for Electron', ()
     expect(res.reloadHosts).toBe(2);
     expect(res.quit).toEqual({ prevented: true, quits: 1, hostExit: 0 });
   });
+
+  it('computes through the WebGPU window, names its adapter, and moves to the CPU when it crashes', async () => {
+    expect(app.result().status).toBe(0);
+    useSwiftShader();
+    const dawn = await probeWebGpu();
+    if (!dawn.available) {
+      if (process.env.CI) throw new Error(`WebGPU must run in CI, but: ${dawn.reason}`);
+      console.log(`skipped: no WebGPU adapter here (${dawn.reason})`);
+      return;
+    }
+    const script = mainScript(
+      app.out,
+      `
+      // The hidden window's navigator.gpu: Dawn (on SwiftShader without a GPU), named as a hardware
+      // adapter would be, so that \`auto\` chooses it (it passes over a software adapter).
+      const { create } = await import('webgpu');
+      const dawn = create(['enable-dawn-features=disable_workgroup_init']);
+      globalThis.keepDawn = dawn;
+      fake.navigator.gpu = {
+        requestAdapter: async (options) => {
+          const a = await dawn.requestAdapter(options);
+          if (!a) return null;
+          const info = { vendor: 'phasor-test', architecture: 'stand-in-arch', description: 'Stand-in GPU', device: '', isFallbackAdapter: false };
+          return { info, features: a.features, limits: a.limits, requestDevice: (d) => a.requestDevice(d) };
+        },
+      };
+      const res = {};
+      const win = fake.windows[0];
+      const frame = { url: 'phasor://app/index.html', parent: null };
+      fake.ipc.get('phasor:connect')({ sender: win.webContents, senderFrame: frame }, { protocol: 1 });
+      const port = win.webContents.sent.find((s) => s.channel === 'phasor:port').transfer[0];
+      port.start();
+      const ask = async (id, method, params = {}) => {
+        port.postMessage({ type: 'request', id, method, params });
+        await wait(() => port.received.some((m) => m.type === 'reply' && m.id === id), 30000);
+        return port.received.find((m) => m.type === 'reply' && m.id === id) ?? null;
+      };
+      // Rows: acknowledged as a window does; each row's loudest column and its level.
+      const rows = [];
+      port.on('message', (e) => {
+        if (!(e.data instanceof ArrayBuffer)) return;
+        const dv = new DataView(e.data);
+        const n = dv.getUint32(4, true);
+        const h = JSON.parse(new TextDecoder().decode(new Uint8Array(e.data, 8, n)));
+        port.postMessage({ type: 'ack', session: h.session, seq: h.seq });
+        const data = new Float32Array(e.data, 8 + n, h.count * h.width);
+        for (let r = 0; r < h.count; r++) {
+          const row = data.subarray(r * h.width, (r + 1) * h.width);
+          let at = 0;
+          for (let i = 1; i < row.length; i++) if (row[i] > row[at]) at = i;
+          rows.push({ at, level: row[at] });
+        }
+      });
+      const statuses = () => port.received.filter((m) => m.type === 'event' && m.event === 'status').map((m) => m.data.backend);
+
+      const hello = await ask(1, 'hello');
+      const gpuWindow = fake.windows.find((w) => w.url === 'phasor://gpu/index.html');
+      res.hello = { ok: hello?.ok, backend: hello?.result?.backend, webgpu: hello?.result?.backends.find((b) => b.name === 'webgpu') };
+      res.gpuPorts = gpuWindow?.webContents.sent.filter((s) => s.channel === 'phasor:gpu-port').length ?? 0;
+      res.details = (await ask(2, 'listBackends'))?.result?.backends.find((b) => b.name === 'webgpu')?.details ?? null;
+
+      const analysis = { fft: 1024, overlap: 0.5, window: 'hann', averaging: 0.1, columns: 256 };
+      res.started = (await ask(3, 'start', { source: { kind: 'generator' }, analysis }))?.ok ?? null;
+      await wait(() => rows.length >= 20 && statuses().length > 0, 30000);
+      res.before = { rows: rows.length, status: statuses().at(-1) };
+      const gpuRows = rows.slice(0, 20);
+
+      // The window's renderer dies: the bridge's port closes, and the work moves to the CPU.
+      gpuWindow.webContents.forcefullyCrashRenderer();
+      const crashedAt = rows.length;
+      await wait(() => rows.length >= crashedAt + 20 && statuses().at(-1) === 'cpu', 30000);
+      res.after = { more: rows.length - crashedAt, status: statuses().at(-1) };
+      const cpuRows = rows.slice(-10);
+      res.columns = [...new Set([...gpuRows, ...cpuRows].map((r) => r.at))];
+      res.levels = { gpu: gpuRows.at(-1).level, cpu: cpuRows.at(-1).level };
+      res.helloAfter = (await ask(4, 'hello'))?.result?.backend?.name ?? null;
+
+      for (const fn of fake.appEvents.get('will-quit') ?? []) fn({ preventDefault: () => undefined });
+      await wait(() => fake.quits > 0);
+      res.hostExit = fake.utilityProcesses[0].exitCode;
+      process.stdout.write(JSON.stringify(res));
+      process.exit(0);
+    `,
+    );
+    const r = runWithFakeElectron(app.out, 'engine-host-gpu-check.mjs', script);
+    expect(
+      r.stdout,
+      `the check printed nothing (status ${r.status}, signal ${r.signal}): ${r.stderr}`,
+    ).not.toBe('');
+    const res = JSON.parse(r.stdout) as Record<string, unknown>;
+    const device = 'phasor-test Stand-in GPU, stand-in-arch (WebGPU, Electron 45.0.0, Vulkan)';
+    expect(res.hello).toEqual({
+      ok: true,
+      backend: { name: 'webgpu', device },
+      webgpu: { name: 'webgpu', available: true, device },
+    });
+    expect(res.gpuPorts).toBeGreaterThanOrEqual(2); // the probe's backend, then the engine's own
+    expect(res.details).toMatchObject({
+      vendor: 'phasor-test',
+      architecture: 'stand-in-arch',
+      api: 'Vulkan, Electron 45.0.0 WebGPU (navigator.gpu)',
+      software: 'no',
+    });
+    expect(res.started).toBe(true);
+    expect(res.before).toMatchObject({ status: 'webgpu' });
+    expect(res.after).toMatchObject({ status: 'cpu' });
+    // The 1 kHz tone in the same column on both backends, at the same level.
+    expect(res.columns).toHaveLength(1);
+    const levels = res.levels as { gpu: number; cpu: number };
+    expect(Math.abs(levels.gpu - levels.cpu)).toBeLessThan(0.01);
+    expect(res.helloAfter).toBe('cpu');
+    expect(res.hostExit).toBe(0);
+    // The failover is said once, in the main process's stderr (the host's inherited stdio); the Vulkan
+    // driver may add lines of its own.
+    expect(r.stderr.split('\n').filter((line) => line.startsWith('phasor:'))).toEqual([
+      expect.stringMatching(/^phasor: .*WebGPU bridge closed.*; continuing on cpu$/),
+    ]);
+  }, 120000);
 });

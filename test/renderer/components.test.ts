@@ -4,6 +4,7 @@ import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SourceKind } from '../../electron/engine/protocol/messages.js';
 import AnalysisControls from '../../renderer/src/components/AnalysisControls.vue';
+import BackendList from '../../renderer/src/components/BackendList.vue';
 import DisplayControls from '../../renderer/src/components/DisplayControls.vue';
 import LiveToolbar from '../../renderer/src/components/LiveToolbar.vue';
 import SourceForm from '../../renderer/src/components/SourceForm.vue';
@@ -342,6 +343,26 @@ describe('StatusBar and views', () => {
     expect(text).toContain('FPS 60');
   });
 
+  it('names the WebGPU adapter the live analysis runs on', async () => {
+    const conn = new FakeConnection();
+    const device = 'NVIDIA H100 80GB HBM3, hopper (WebGPU, Electron 45.0.0, Vulkan)';
+    conn.handle('hello', () => helloResult({ backend: { name: 'webgpu', device } }));
+    await connected(conn);
+    const w = mount(StatusBar, { global: { plugins: [pinia] } });
+    conn.emit('status', {
+      session: 1,
+      backend: 'webgpu',
+      sampleRate: 48000,
+      blocksPerSecond: 46.875,
+      rowsPerSecond: 93.75,
+      droppedRows: 0,
+      droppedBlocks: 0,
+      computeMs: 0.2,
+    });
+    await flushPromises();
+    expect(w.text().replace(/\s+/g, ' ')).toContain(`Backend webgpu · ${device}`);
+  });
+
   it('switches views by id and finds them by hash', async () => {
     const w = mount(ViewSwitcher, { props: { views: VIEWS, current: 'live' } });
     expect(w.findAll('[role="tab"]').map((t) => t.text())).toEqual([
@@ -356,5 +377,46 @@ describe('StatusBar and views', () => {
     expect(viewForHash('#/live').id).toBe('live');
     for (const id of ['file', 'filter', 'correlate', 'bench']) expect(viewForHash(`#/${id}`).id).toBe(id);
     expect(viewForHash('#/nope').id).toBe('live');
+  });
+});
+
+describe('BackendList', () => {
+  it('shows each backend’s device and details (the WebGPU adapter’s vendor, architecture, API) or why not', async () => {
+    const w = mount(BackendList, {
+      props: {
+        selected: ['webgpu'],
+        backends: [
+          { name: 'cuda', available: false, reason: 'no NVIDIA GPU' },
+          {
+            name: 'webgpu',
+            available: true,
+            device: 'NVIDIA H100 80GB HBM3, hopper (WebGPU, Electron 45.0.0, Vulkan)',
+            details: {
+              vendor: 'nvidia',
+              architecture: 'hopper',
+              api: 'Vulkan, Electron 45.0.0 WebGPU (navigator.gpu)',
+              workgroupStorage: 49152,
+            },
+          },
+        ],
+      },
+    });
+    const gpu = w.find('[data-backend="webgpu"]');
+    expect(gpu.find('.device').text()).toBe(
+      'NVIDIA H100 80GB HBM3, hopper (WebGPU, Electron 45.0.0, Vulkan)',
+    );
+    const details = Object.fromEntries(
+      gpu.findAll('dt').map((dt, i) => [dt.text(), gpu.findAll('dd')[i].text()]),
+    );
+    expect(details).toEqual({
+      Vendor: 'nvidia',
+      Architecture: 'hopper',
+      API: 'Vulkan, Electron 45.0.0 WebGPU (navigator.gpu)',
+      'Workgroup Storage': '49152',
+    });
+    expect((gpu.find('input').element as HTMLInputElement).checked).toBe(true);
+    expect(w.find('[data-backend="cuda"] [data-test="backend-reason"]').text()).toBe('no NVIDIA GPU');
+    await gpu.find('input').setValue(false);
+    expect(w.emitted('toggle')).toEqual([['webgpu', false]]);
   });
 });

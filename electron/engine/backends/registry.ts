@@ -74,6 +74,9 @@ export async function listBackends(): Promise<Array<{ name: BackendName } & Avai
 export interface HostBackendOptions {
   /** Backends that must not run in this host, with why: never probed, never chosen. */
   exclude?: Readonly<Record<string, string>>;
+  /** Backends this host reaches its own way, in their place in the `auto` order (the desktop app's
+   * WebGPU, which runs on Chromium's navigator.gpu through the bridge instead of Dawn). */
+  replace?: Readonly<Partial<Record<BackendName, BackendProvider>>>;
   /** Where the CPU backend's worker script is, when not beside its module (a bundled host). */
   cpuWorkerUrl?: URL;
   /** The CPU backend's arithmetic: 'single' (default, float32 SIMD for power-of-two transforms) or 'double'. */
@@ -82,14 +85,23 @@ export interface HostBackendOptions {
 
 /**
  * The providers as a host runs them, best first: an excluded one is unavailable with the host's reason
- * (and its own probe, which may load a native module, never runs); the CPU uses the host's worker script.
+ * (and its own probe, which may load a native module, never runs); a replaced one is the host's provider
+ * (the default's probe never runs either); the CPU uses the host's worker script.
  */
 export function hostProviders(options: HostBackendOptions = {}): readonly BackendProvider[] {
   const exclude = options.exclude ?? {};
+  const replace = options.replace ?? {};
   const workerUrl = options.cpuWorkerUrl;
   const precision = options.cpuPrecision;
   return providers.map((p) => {
     if (p.name in exclude) return notBuilt(p.name, exclude[p.name]);
+    const own = replace[p.name];
+    if (own) {
+      if (own.name !== p.name) {
+        throw new InvalidArgumentError(`the provider given for backend ${p.name} is backend ${own.name}'s`);
+      }
+      return own;
+    }
     if (p.name === 'cpu' && (workerUrl || precision)) {
       return {
         ...p,

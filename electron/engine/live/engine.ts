@@ -1,6 +1,6 @@
 // What every connection of a host shares: one backend (opened on first use) and the source kinds.
 
-import type { Backend } from '../backends/backend.js';
+import type { Backend, BackendName, BackendProvider } from '../backends/backend.js';
 import { getProvider, hostProviders, openBackend, type HostBackendOptions } from '../backends/registry.js';
 import { BackendUnavailableError, type WarningHandler } from '../errors.js';
 import { WINDOW_NAMES } from '../dsp/index.js';
@@ -17,6 +17,8 @@ export interface EngineOptions {
   /** Backends that must not run in this host, with why (e.g. WebGPU through Dawn in Electron's main
    * process, whose external ArrayBuffers Electron refuses). */
   excludeBackends?: Readonly<Record<string, string>>;
+  /** Backends this host reaches its own way (the desktop app's WebGPU, through the bridge to Chromium). */
+  replaceBackends?: Readonly<Partial<Record<BackendName, BackendProvider>>>;
   /** The source kinds offered (default: every built-in kind). */
   kinds?: SourceKindRegistry;
   /** Unacknowledged rows messages per session before rows are dropped (default 16). */
@@ -61,16 +63,17 @@ export class Engine {
     return this.#backend;
   }
 
-  /** How this host runs the backends (the registry's exclusions and CPU worker script). */
+  /** How this host runs the backends (the registry's exclusions, replacements and CPU worker script). */
   #host(): HostBackendOptions {
-    const { excludeBackends, cpuWorkerUrl } = this.options;
+    const { excludeBackends, replaceBackends, cpuWorkerUrl } = this.options;
     return {
       ...(excludeBackends ? { exclude: excludeBackends } : {}),
+      ...(replaceBackends ? { replace: replaceBackends } : {}),
       ...(cpuWorkerUrl ? { cpuWorkerUrl } : {}),
     };
   }
 
-  /** `auto`, chosen by the registry as the CLI's is, with this host's exclusions and worker script. */
+  /** `auto`, chosen by the registry as the CLI's is, with this host's backends and worker script. */
   #open(): Promise<Backend> {
     const onWarning = this.options.onWarning;
     return openBackend('auto', { ...this.#host(), ...(onWarning ? { onWarning } : {}) });

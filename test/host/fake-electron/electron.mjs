@@ -1,7 +1,11 @@
 // A stand-in for the `electron` module, enough to run the built main process in plain Node and record
 // what it asks of Electron (no Electron binary can be downloaded on these machines). Message ports are
 // real ones (ports.mjs), and a utility process is a worker thread running the entry script with
-// process.parentPort (utility-bootstrap.mjs).
+// process.parentPort (utility-bootstrap.mjs). No page runs here, but the hidden WebGPU window's preload
+// does, as Chromium would run it (see BrowserWindow.loadURL).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Emitter, MessageChannelMain } from './ports.mjs';
 
@@ -24,9 +28,44 @@ const fake = (globalThis.__fakeElectron = {
   dialogAnswer: { canceled: false, filePaths: ['/data/rec.wav'], filePath: '/data/out.wav' },
   // Utility processes forked, in order (each a UtilityProcess below).
   utilityProcesses: [],
+  // The navigator the WebGPU window's preload sees: no navigator.gpu unless a test gives one.
+  navigator: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0.0.0 Electron/45.0.0 (stand-in)' },
 });
 
+/** The preload this stand-in runs: the hidden WebGPU window's (electron/preload/gpu.ts). */
+const RUN_PRELOADS = new Set(['gpu.cjs']);
+
 let nextId = 1;
+
+/** A renderer's end of a MessagePortMain, as a page sees it: messages wait until onmessage is set (which
+ * starts a web MessagePort) and are dispatched as tasks of their own, never inside the setter; postMessage
+ * takes a transfer list. */
+function webPort(main) {
+  const queue = [];
+  let handler = null;
+  const drain = () => {
+    while (handler && queue.length > 0) handler({ data: queue.shift() });
+  };
+  const port = {
+    get onmessage() {
+      return handler;
+    },
+    set onmessage(fn) {
+      handler = fn;
+      setImmediate(drain);
+    },
+    postMessage: (data, transfer = []) => {
+      if (!main.closed) main.port.postMessage({ data, ports: [] }, transfer);
+    },
+    close: () => main.close(),
+  };
+  main.on('message', (e) => {
+    queue.push(e.data);
+    setImmediate(drain);
+  });
+  main.start();
+  return port;
+}
 
 class WebContents extends Emitter {
   constructor() {
@@ -35,9 +74,16 @@ class WebContents extends Emitter {
     this.sent = [];
     this.windowOpenHandler = null;
     this.destroyed = false;
+    this.crashed = false;
+    // The renderer side: ipcRenderer listeners of the preload this stand-in runs, and the ports it got.
+    this.renderer = new Emitter();
+    this.rendererPorts = [];
   }
   isDestroyed() {
     return this.destroyed;
+  }
+  isCrashed() {
+    return this.crashed;
   }
   send(channel, ...args) {
     this.sent.push({ channel, message: args[0], transfer: [] });
@@ -47,6 +93,37 @@ class WebContents extends Emitter {
   }
   postMessage(channel, message, transfer) {
     this.sent.push({ channel, message, transfer });
+    if ((this.renderer.listeners.get(channel) ?? []).length === 0) return;
+    this.rendererPorts.push(...transfer);
+    const event = { ports: transfer.map(webPort), sender: null };
+    setTimeout(() => this.renderer.emit(channel, event, message));
+  }
+  /** The renderer dies: its ports close and 'render-process-gone' fires. */
+  forcefullyCrashRenderer() {
+    this.crashed = true;
+    for (const p of this.rendererPorts) p.close();
+    this.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  }
+  /** Runs a preload script in this process, with `electron` as a sandboxed preload sees it. */
+  runPreload(file) {
+    const ipcRenderer = { on: (channel, fn) => this.renderer.on(channel, fn) };
+    const nodeRequire = createRequire(file);
+    const require = (name) => (name === 'electron' ? { ipcRenderer } : nodeRequire(name));
+    if (globalThis.navigator !== fake.navigator) {
+      Object.defineProperty(globalThis, 'navigator', {
+        value: fake.navigator,
+        configurable: true,
+        writable: true,
+      });
+    }
+    const module = { exports: {} };
+    new Function('require', 'module', 'exports', '__filename', '__dirname', readFileSync(file, 'utf8'))(
+      require,
+      module,
+      module.exports,
+      file,
+      dirname(file),
+    );
   }
 }
 
@@ -58,10 +135,30 @@ export class BrowserWindow extends Emitter {
     this.url = null;
     fake.windows.push(this);
   }
+  /** Pages do not load here, except that the hidden WebGPU window runs its preload, then "finishes". */
   loadURL(url) {
     this.url = url;
     this.loads = (this.loads ?? 0) + 1;
+    const preload = this.options?.webPreferences?.preload;
+    if (preload && RUN_PRELOADS.has(basename(preload))) {
+      setTimeout(() => {
+        try {
+          this.webContents.runPreload(preload);
+          this.webContents.emit('did-finish-load', {});
+        } catch (err) {
+          this.webContents.emit('did-fail-load', {}, -3, String(err?.message ?? err));
+        }
+      });
+    }
     return Promise.resolve();
+  }
+  isDestroyed() {
+    return this.webContents.destroyed;
+  }
+  destroy() {
+    this.webContents.destroyed = true;
+    for (const p of this.webContents.rendererPorts) p.close();
+    this.emit('closed');
   }
   maximize() {}
   isMaximized() {

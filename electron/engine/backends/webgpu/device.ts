@@ -15,6 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type * as WebGpuModule from 'webgpu';
 import { BackendFailedError, BackendUnavailableError } from '../../errors.js';
+import { deviceDescriptor } from './limits.js';
 
 export type WebGpuAvailability =
   | { available: true; device: string; details: Record<string, string | number>; autoSkip?: string }
@@ -242,18 +243,8 @@ export async function openWebGpuDevice(): Promise<WebGpuContext> {
   const r = await requestAdapter();
   if (!r.adapter || !r.gpu) throw new BackendUnavailableError('webgpu', r.reason ?? 'unknown reason');
   const a = r.adapter;
-  const requiredFeatures: GPUFeatureName[] = [];
-  for (const f of ['timestamp-query', 'subgroups'] as const) if (a.features.has(f)) requiredFeatures.push(f);
-  const requiredLimits: Record<string, number> = {
-    maxComputeWorkgroupStorageSize: a.limits.maxComputeWorkgroupStorageSize,
-    maxComputeInvocationsPerWorkgroup: a.limits.maxComputeInvocationsPerWorkgroup,
-    maxComputeWorkgroupSizeX: a.limits.maxComputeWorkgroupSizeX,
-    maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize,
-    maxBufferSize: a.limits.maxBufferSize,
-    maxStorageBuffersPerShaderStage: a.limits.maxStorageBuffersPerShaderStage,
-  };
   try {
-    const device = await a.requestDevice({ requiredFeatures, requiredLimits, label: 'phasor' });
+    const device = await a.requestDevice(deviceDescriptor(a));
     return new WebGpuContext(r.gpu, a, device);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

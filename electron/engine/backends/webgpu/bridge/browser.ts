@@ -3,13 +3,14 @@
 //
 //   serveBrowserWebGpu(port, navigator.gpu);      // one backend per port, until the engine disposes it
 //
-// The device asks for the adapter's real limits and the features the kernels use, as device.ts does for
+// The device asks for the adapter's real limits and the features the kernels use (limits.ts), as for
 // Dawn; the backend's device and details say which adapter runs (vendor, architecture, description, API).
 
 import { BackendUnavailableError } from '../../../errors.js';
 import { WebGpuBackend } from '../backend.js';
 import { WebGpuContext } from '../device.js';
 import { WEBGPU_FIR_DIRECT_MAX_TAPS } from '../fir.js';
+import { deviceDescriptor } from '../limits.js';
 import type { BridgePort } from './protocol.js';
 import { serveBackend } from './server.js';
 import './shader-text.js';
@@ -24,7 +25,8 @@ export function browserApi(userAgent: string): { browser: string; api: string } 
   return { browser, api };
 }
 
-/** A person-readable name of the adapter, and the facts a benchmark shows about it. */
+/** A person-readable name of the adapter (vendor, description, architecture, browser, API), and the facts
+ * a benchmark shows about it. */
 export function describeAdapter(
   adapter: GPUAdapter,
   userAgent: string,
@@ -32,6 +34,9 @@ export function describeAdapter(
   const info = adapter.info;
   let name = info.description || info.device || info.architecture || 'WebGPU adapter';
   if (info.vendor && !name.toLowerCase().includes(info.vendor.toLowerCase())) name = `${info.vendor} ${name}`;
+  // The status bar shows this name alone: it says the architecture too.
+  if (info.architecture && !name.toLowerCase().includes(info.architecture.toLowerCase()))
+    name = `${name}, ${info.architecture}`;
   const { browser, api } = browserApi(userAgent);
   const l = adapter.limits;
   return {
@@ -62,21 +67,9 @@ export async function openBrowserWebGpu(gpu: GPU | undefined, userAgent: string)
   }
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new BackendUnavailableError('webgpu', 'the browser found no WebGPU adapter');
-  const requiredFeatures: GPUFeatureName[] = [];
-  for (const f of ['timestamp-query', 'subgroups'] as const)
-    if (adapter.features.has(f)) requiredFeatures.push(f);
-  const a = adapter.limits;
-  const requiredLimits: Record<string, number> = {
-    maxComputeWorkgroupStorageSize: a.maxComputeWorkgroupStorageSize,
-    maxComputeInvocationsPerWorkgroup: a.maxComputeInvocationsPerWorkgroup,
-    maxComputeWorkgroupSizeX: a.maxComputeWorkgroupSizeX,
-    maxStorageBufferBindingSize: a.maxStorageBufferBindingSize,
-    maxBufferSize: a.maxBufferSize,
-    maxStorageBuffersPerShaderStage: a.maxStorageBuffersPerShaderStage,
-  };
   let device: GPUDevice;
   try {
-    device = await adapter.requestDevice({ requiredFeatures, requiredLimits, label: 'phasor' });
+    device = await adapter.requestDevice(deviceDescriptor(adapter));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new BackendUnavailableError('webgpu', `the WebGPU device could not be opened: ${message}`);

@@ -15,6 +15,7 @@ import { BackendFailedError, BackendUnavailableError, InvalidArgumentError } fro
 import { isRawSamples, type RawSamples } from '../../../types.js';
 import type {
   ArrayInput,
+  Availability,
   Backend,
   BackendProvider,
   CorrelationChunk,
@@ -445,31 +446,35 @@ export type BridgeConnect = () => Promise<{ port: BridgePort } | { reason: strin
 /**
  * The registry's provider for a bridged WebGPU backend. `connect` gives a port to a new server each time
  * (one backend each). The probe opens one, keeps its description (the adapter does not change while the
- * app runs) and disposes it; a failed probe is tried again next time.
+ * app runs) and disposes it; probes at the same time share one, and a failed probe is tried again next time.
  */
 export function webGpuBridgeProvider(connect: BridgeConnect): BackendProvider {
-  let found:
-    | { available: true; device: string; details: Record<string, string | number>; autoSkip?: string }
-    | undefined;
+  let found: Promise<Availability> | undefined;
   const create = async (): Promise<BridgedWebGpuBackend> => {
     const c = await connect();
     if ('reason' in c) throw new BackendUnavailableError('webgpu', c.reason);
     return connectWebGpuBridge(c.port);
   };
+  const probe = async (): Promise<Availability> => {
+    try {
+      const b = await create();
+      const a: Availability = { available: true, device: b.device, details: b.details };
+      if (b.details.software === 'yes')
+        a.autoSkip = 'a software adapter, slower than the CPU backend: --backend webgpu asks for it';
+      await b.dispose();
+      return a;
+    } catch (err) {
+      return { available: false, reason: err instanceof Error ? err.message : String(err) };
+    }
+  };
   return {
     name: 'webgpu',
-    probe: async () => {
-      if (found) return found;
-      try {
-        const b = await create();
-        found = { available: true, device: b.device, details: b.details };
-        if (b.details.software === 'yes')
-          found.autoSkip = 'a software adapter, slower than the CPU backend: --backend webgpu asks for it';
-        await b.dispose();
-        return found;
-      } catch (err) {
-        return { available: false, reason: err instanceof Error ? err.message : String(err) };
-      }
+    probe: () => {
+      const p = (found ??= probe());
+      void p.then((a) => {
+        if (!a.available && found === p) found = undefined;
+      });
+      return p;
     },
     create,
   };
