@@ -20,19 +20,13 @@ import type {
 } from './jobs.js';
 import { firTask } from './jobs.js';
 import { columnEdges, writeRow } from './levels.js';
+import { scratchF64 } from './scratch.js';
 import { corrSegment32, runFft32, runFirOverlapSave32, runRealFft32, runSpectrogram32 } from './kernels32.js';
 
 // ------------------------------------------------------------------------------------------------
 // Scratch (per thread; jobs never run re-entrantly)
 
-const scratchSlots: Float64Array[] = [];
-function buf(slot: number, length: number): Float64Array {
-  const cur = scratchSlots[slot];
-  if (cur !== undefined && cur.length >= length) return cur;
-  const b = new Float64Array(length);
-  scratchSlots[slot] = b;
-  return b;
-}
+const buf = scratchF64;
 
 /** Values converted per group when staging float32 batches to float64 (amortizes the subarray views). */
 const GROUP_VALUES = 1 << 15;

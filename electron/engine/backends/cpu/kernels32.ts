@@ -9,6 +9,10 @@ import { spectrumBins } from '../../protocol/shape.js';
 import type { CorrOverlapSaveJob, FftJob, FirOverlapSaveJob, RealFftJob, SpectrogramJob } from './jobs.js';
 import { firTask } from './jobs.js';
 import { columnEdges, writeRow } from './levels.js';
+import { scratchF64 } from './scratch.js';
+
+/** kernels.ts's float64 jobs use scratch slots 0…2. */
+const SPECTROGRAM_POWER_SLOT = 3;
 import { simdKernels, simdUnavailableReason, type SimdKernels } from './simd.js';
 
 /** Values staged per call of a batched transform (a few hundred KiB: stays in the core's cache). */
@@ -180,7 +184,7 @@ export function runSpectrogram32(job: SpectrogramJob, start: number, end: number
     if (complex) f32[w + 2 * i] = f32[w + 2 * i + 1] = win[i];
     else f32[w + i] = win[i];
   }
-  const power = new Float64Array(bins);
+  const power = scratchF64(SPECTROGRAM_POWER_SLOT, bins);
   const half = n >> 1;
   const edges = columnEdges(bins, columns);
   for (let f = start; f < end; f++) {

@@ -3,10 +3,16 @@
 
 import { columnBins } from '../../protocol/shape.js';
 
-/** Display column c takes the max of bins [edges[c], edges[c+1]) (no columns: an empty table). */
+let lastEdges: { bins: number; columns: number; edges: Int32Array } | undefined;
+
+/** Display column c takes the max of bins [edges[c], edges[c+1]) (no columns: an empty table). The last
+ * table is kept (read-only): every task of a stream asks for the same one (see scratch.ts for why). */
 export function columnEdges(bins: number, columns: number): Int32Array {
+  if (lastEdges !== undefined && lastEdges.bins === bins && lastEdges.columns === columns)
+    return lastEdges.edges;
   const edges = new Int32Array(columns + 1);
   for (let c = 0; c < columns; c++) [edges[c], edges[c + 1]] = columnBins(c, bins, columns);
+  lastEdges = { bins, columns, edges };
   return edges;
 }
 
