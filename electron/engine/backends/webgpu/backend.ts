@@ -5,9 +5,9 @@
 //   const d = await gpu.upload(x); await gpu.fft(d, 1024); d.free();
 //   await gpu.dispose();
 //
-// Calls run one at a time (in order). Host arrays go up with queue.writeBuffer and come back through a
-// reused MAP_READ buffer; large batches run in chunks of whole transforms (CHUNK_BYTES), so buffers stay
-// far below the adapter's limits. A lost device or a GPU error marks the backend failed
+// Calls run one at a time (in order). Host arrays go up through mapped staging buffers (HostUploads) and
+// come back through MAP_READ buffers; batches run in pieces of whole transforms (PIECE_BYTES, two in
+// flight), so buffers stay far below the adapter's limits. A lost device or a GPU error marks the backend failed
 // (BackendFailedError, sticky): the failover moves the work to the next backend.
 
 import { InvalidArgumentError, PhasorError } from '../../errors.js';
@@ -72,6 +72,18 @@ export class WebGpuDeviceArray implements DeviceArray {
 /** Where a transform's input lives: a device buffer and an offset in floats, for one chunk of rows. */
 type Source = { buffer: GPUBuffer; base: number };
 
+/** A piece's output on its way back: the readback buffer being mapped and where its floats go. */
+interface Readback {
+  buffer: GPUBuffer;
+  bytes: number;
+  out: Float32Array;
+  mapped: Promise<undefined>;
+}
+
+/** Bytes of a piece of a batch call (input, output and scratch each): small enough that two pieces in
+ * flight overlap the host's copies with the GPU's work, large enough that a submit's fixed cost is small. */
+export const PIECE_BYTES = 8 * 1024 * 1024;
+
 export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly name = 'webgpu' as const;
   readonly device: string;
@@ -82,6 +94,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly work: ScratchBuffers;
   readonly uploads: HostUploads;
   private readback: GPUBuffer | undefined;
+  private readonly readbacks: (GPUBuffer | undefined)[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
   /** Device-timed measurements for `phasor bench` (devtimer.ts): only where the adapter has timestamps. */
@@ -243,9 +256,11 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   }
 
   /**
-   * Runs a batch in chunks of whole rows: each chunk's input (inPerRow floats a row) is bound from the
-   * DeviceArray or written to an input buffer, `encode` records the kernels, and the outPerRow floats a
-   * row come back into `out`.
+   * Runs a batch in pieces of whole rows, two in flight: each piece's input (inPerRow floats a row) is
+   * bound from the DeviceArray or staged into an input buffer, `encode` records the kernels, and the
+   * outPerRow floats a row come back into `out`. While the GPU runs piece k, the host stages piece k+1's
+   * input; while it runs k+1, the host copies piece k's output out (both copies are the host's memcpy,
+   * the GPU's part hides behind them).
    */
   private async batched(
     input: ArrayInput,
@@ -259,7 +274,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   ): Promise<void> {
     if (rows === 0) return;
     const perRow = 4 * Math.max(inPerRow, outPerRow, 2 * scratchPerRow, 1);
-    const chunk = Math.max(1, Math.floor(CHUNK_BYTES / perRow));
+    const chunk = Math.max(1, Math.floor(PIECE_BYTES / perRow));
     if (perRow > this.ctx.limits.storageBinding) {
       throw new InvalidArgumentError(
         `one transform needs ${perRow} bytes, above the largest WebGPU buffer here`,
@@ -267,28 +282,83 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     }
     const device = this.ctx.device;
     const planner = this.fftPlanner;
-    for (let r0 = 0; r0 < rows; r0 += chunk) {
-      const count = Math.min(chunk, rows - r0);
-      const encoder = device.createCommandEncoder();
-      let src: Source;
-      if (input instanceof Float32Array) {
-        const buffer = this.io.get(0, Math.max(8, count * inPerRow * 4));
-        this.uploads.write(encoder, buffer, 0, input.subarray(r0 * inPerRow, (r0 + count) * inPerRow));
-        src = { buffer, base: 0 };
-      } else {
-        src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
+    let waiting: Readback | null = null;
+    try {
+      for (let r0 = 0, piece = 0; r0 < rows; r0 += chunk, piece++) {
+        const count = Math.min(chunk, rows - r0);
+        const slot = piece % 2;
+        const encoder = device.createCommandEncoder();
+        let src: Source;
+        if (input instanceof Float32Array) {
+          const buffer = this.io.get(2 * slot, Math.max(8, count * inPerRow * 4));
+          this.uploads.write(encoder, buffer, 0, input.subarray(r0 * inPerRow, (r0 + count) * inPerRow));
+          src = { buffer, base: 0 };
+        } else {
+          src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
+        }
+        const dst = this.io.get(2 * slot + 1, Math.max(8, count * outPerRow * 4));
+        if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
+        const pass = encoder.beginComputePass();
+        encode({ pass, arena: planner.arena }, src, dst, count);
+        pass.end();
+        const bytes = Math.ceil((count * outPerRow * 4) / 4) * 4;
+        const rb = this.pieceReadback(slot, bytes);
+        encoder.copyBufferToBuffer(dst, 0, rb, 0, bytes);
+        planner.arena.flush(device.queue);
+        device.queue.submit([encoder.finish()]);
+        this.uploads.submitted();
+        const next: Readback = {
+          buffer: rb,
+          bytes,
+          out: out.subarray(r0 * outPerRow, (r0 + count) * outPerRow),
+          mapped: rb.mapAsync(MAP_READ, 0, bytes),
+        };
+        if (waiting !== null) {
+          const w: Readback = waiting;
+          waiting = null;
+          await this.finishRead(w);
+        }
+        waiting = next;
       }
-      const dst = this.io.get(1, Math.max(8, count * outPerRow * 4));
-      if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
-      const pass = encoder.beginComputePass();
-      encode({ pass, arena: planner.arena }, src, dst, count);
-      pass.end();
-      const bytes = count * outPerRow * 4;
-      encoder.copyBufferToBuffer(dst, 0, this.readbackBuffer(bytes), 0, Math.ceil(bytes / 4) * 4);
-      planner.arena.flush(device.queue);
-      device.queue.submit([encoder.finish()]);
-      this.uploads.submitted();
-      await this.read(out.subarray(r0 * outPerRow, (r0 + count) * outPerRow));
+      if (waiting !== null) {
+        const w: Readback = waiting;
+        waiting = null;
+        await this.finishRead(w);
+      }
+    } finally {
+      // a failed piece leaves no readback mapped or pending for the next call
+      if (waiting !== null) {
+        const w: Readback = waiting;
+        await w.mapped.then(
+          () => w.buffer.unmap(),
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  /** The readback buffer of a batch's piece slot (0 or 1), at least `bytes` long. */
+  private pieceReadback(slot: number, bytes: number): GPUBuffer {
+    const have = this.readbacks[slot];
+    if (have && have.size >= bytes) return have;
+    have?.destroy();
+    let size = 256;
+    while (size < bytes) size *= 2;
+    const b = this.ctx.device.createBuffer({
+      label: `phasor readback ${slot}`,
+      size,
+      usage: MAP_READ | USAGE.COPY_DST,
+    });
+    this.readbacks[slot] = b;
+    return b;
+  }
+
+  private async finishRead(r: Readback): Promise<void> {
+    await r.mapped;
+    try {
+      r.out.set(new Float32Array(r.buffer.getMappedRange(0, r.bytes), 0, r.out.length));
+    } finally {
+      r.buffer.unmap();
     }
   }
 
@@ -425,6 +495,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.io.destroy();
     this.work.destroy();
     this.uploads.destroy();
+    for (const b of this.readbacks) b?.destroy();
     this.readback?.destroy();
     this.ctx.destroy();
   }
