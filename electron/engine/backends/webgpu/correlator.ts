@@ -1,23 +1,31 @@
 // Streaming normalized cross-correlation of the WebGPU backend: the lag cursor of ../stream.ts on the
 // JavaScript thread decides which lags a block completes; the kept samples and the template (or its
 // spectrum) stay on the device. Short templates are correlated directly; longer ones by overlap-save in
-// segments aligned to absolute lags (shaders/correlate.wgsl gather → FFT, rfft for real input → product
-// with conj(T) → inverse → scores with window energies from per-segment chunk sums), so scores do not
-// depend on the block sizes. Candidate peaks are picked on the host from the scores read back (the same
-// greedy search as the CPU backend).
+// segments aligned to absolute lags (shaders/correlate.wgsl: gather with chunk energies → FFT (the
+// half-length one for real input) → product with conj(T) (fused with the real transform's post- and
+// pre-processing) → inverse → scores), so scores do not depend on the block sizes. The candidate peaks are
+// reduced on the device (a histogram of the local maxima's scores, a threshold that fits a list, the list);
+// only that list comes back, and the host selects from it by the CPU backend's rule.
 
 import { validateCorrelatorConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
-import type { CorrelationChunk, Correlator, CorrelatorConfig, ProcessorInput } from '../backend.js';
+import type {
+  CorrelationChunk,
+  CorrelationPeak,
+  Correlator,
+  CorrelatorConfig,
+  ProcessorInput,
+} from '../backend.js';
 import { LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
-import type { ComplexPlan, FftJob, RealPlan } from './fft.js';
+import type { ComplexPlan, FftJob } from './fft.js';
 import { webGpuOverlapSaveSize } from './fir.js';
-import { uploadTable } from './gpu.js';
+import { unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
   WebGpuProcessor,
   type DeviceInput,
+  type Recorder,
   type WebGpuDevice,
 } from './processor.js';
 
@@ -25,8 +33,54 @@ import {
  * relative to a whole segment, would swamp the score of a lag whose short window is faint. */
 export const WEBGPU_CORR_DIRECT_MAX_LENGTH = 16;
 
-/** Samples per energy chunk (the CHUNK constant of shaders/correlate.wgsl). */
-const ENERGY_CHUNK = 64;
+/** Histogram bins of the candidates' scores, words of the list's header, lags a candHist invocation
+ * reads (BINS, HEAD, HIST_PER of shaders/correlate.wgsl). */
+const CANDIDATE_BINS = 2048;
+const CANDIDATE_HEAD = 4;
+const HIST_PER = 16;
+/** Candidates the list holds at least (more when many peaks are asked for: 64 a peak). */
+export const WEBGPU_CORR_CANDIDATES = 4096;
+
+/** The list's capacity for `want` peaks among `lags` lags (never more than there can be local maxima). */
+export function candidateCapacity(want: number, lags: number): number {
+  return Math.min(Math.max(WEBGPU_CORR_CANDIDATES, 64 * want), Math.ceil(lags / 2) + 1);
+}
+
+/**
+ * The CPU backend's selection (stream.ts findPeaks) over a list of candidates (lags relative to
+ * `startLag`, any order): strongest first, ties to the smaller lag, each taken peak suppressing the
+ * candidates within ±radius; at most `want` peaks.
+ */
+export function selectPeaks(
+  lag: Uint32Array,
+  score: Float32Array,
+  startLag: number,
+  want: number,
+  radius: number,
+): CorrelationPeak[] {
+  const n = lag.length;
+  const peaks: CorrelationPeak[] = [];
+  const before = (a: number, b: number) => score[a] > score[b] || (score[a] === score[b] && lag[a] < lag[b]);
+  const free = (i: number) => peaks.every((p) => Math.abs(p.lag - startLag - lag[i]) > radius);
+  if (want <= 16) {
+    // a few peaks: rounds of arg-max over the candidates still free
+    const dead = new Uint8Array(n);
+    while (peaks.length < want) {
+      let best = -1;
+      for (let i = 0; i < n; i++) if (dead[i] === 0 && (best < 0 || before(i, best))) best = i;
+      if (best < 0) break;
+      peaks.push({ lag: startLag + lag[best], score: score[best] });
+      for (let i = 0; i < n; i++) if (Math.abs(lag[i] - lag[best]) <= radius) dead[i] = 1;
+    }
+    return peaks;
+  }
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => (before(a, b) ? -1 : 1));
+  for (let j = 0; j < n && peaks.length < want; j++) {
+    const i = order[j];
+    if (free(i)) peaks.push({ lag: startLag + lag[i], score: score[i] });
+  }
+  return peaks;
+}
 
 const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
 
@@ -42,12 +96,13 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   private readonly peakRadius: number;
   private readonly cursor: LagCursor;
   private readonly window: DeviceWindow;
+  /** The L-point FFT (complex input) or the L/2-point one (real input, the rfft's inner transform). */
   private readonly plan: ComplexPlan | null;
-  private readonly realPlan: RealPlan | null;
   private readonly direct: boolean;
   /** conj(FFT of the zero-padded template): L bins (complex) or L/2 + 1 (real); the template when direct. */
   private readonly spectrum: GPUBuffer;
-  private readonly bins: number;
+  /** Real input: (cos, sin)(2π·k/L) for k ≤ L/2, the rfft's post- and pre-processing twiddles. */
+  private readonly twiddles: GPUBuffer | null;
 
   constructor(device: WebGpuDevice, config: CorrelatorConfig) {
     super(device, 'correlate');
@@ -64,16 +119,18 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     this.templateNorm = Math.sqrt(e);
     this.direct = M <= WEBGPU_CORR_DIRECT_MAX_LENGTH;
     if (this.direct) {
-      this.size = this.segment = this.bins = 0;
-      this.plan = this.realPlan = null;
+      this.size = this.segment = 0;
+      this.plan = this.twiddles = null;
       this.spectrum = uploadTable(device.ctx, Float32Array.from(config.template), 'correlate template');
     } else {
       this.size = webGpuOverlapSaveSize(M, device.fftPlanner.maxSize);
       this.segment = this.size - M + 1;
       const L = this.size;
-      this.plan = this.complex ? device.fftPlanner.plan(L) : null;
-      this.realPlan = this.complex ? null : device.fftPlanner.realPlan(L);
-      this.bins = this.complex ? L : L / 2 + 1;
+      this.plan = device.fftPlanner.plan(this.complex ? L : L / 2);
+      this.twiddles = this.complex
+        ? null
+        : uploadTable(device.ctx, unitCircle(L, L / 2 + 1), 'correlate twiddles');
+      const bins = this.complex ? L : L / 2 + 1;
       const vps = this.complex ? 2 : 1;
       const padded = new Float64Array(2 * L);
       for (let k = 0; k < M; k++) {
@@ -82,8 +139,8 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       }
       const spec = new Float64Array(2 * L);
       getFftPlan(L).forward(padded, spec);
-      const conj = new Float32Array(2 * this.bins);
-      for (let k = 0; k < this.bins; k++) {
+      const conj = new Float32Array(2 * bins);
+      for (let k = 0; k < bins; k++) {
         conj[2 * k] = spec[2 * k];
         conj[2 * k + 1] = -spec[2 * k + 1];
       }
@@ -117,101 +174,169 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   private async run(x: DeviceInput, startLag: number, lags: number): Promise<CorrelationChunk> {
     const vps = this.complex ? 2 : 1;
     const S = this.segment;
-    const scores = new Float32Array(lags);
+    const want = lags > 0 ? this.peakCount : 0;
+    const capacity = want > 0 ? candidateCapacity(want, lags) : 0;
+    // the result buffer: the candidate list's header and entries (when peaks are asked for), then the scores
+    const head = want > 0 ? CANDIDATE_HEAD + 2 * capacity : 0;
+    const result = this.device.work.get(2, Math.max(16, (head + lags) * 4));
+    const out = new Float32Array(head + (this.wantScores ? lags : 0));
     let chunk = Math.floor(PROCESSOR_CHUNK_BYTES / 4);
-    if (!this.direct) {
-      const perSegment = 8 * (2 * this.size + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow));
-      chunk = S * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perSegment));
-    }
-    const dst = this.device.work.get(2, Math.max(16, Math.min(chunk, lags) * 4));
+    if (!this.direct) chunk = S * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / this.segmentBytes()));
     let l0 = 0;
     do {
       const c = Math.min(chunk, lags - l0);
       const last = l0 + c >= lags;
+      const at = l0;
       await this.device.submit(
         (r) => {
-          const available = l0 === 0 ? this.window.append(r, x, 0) : this.window.kept;
-          if (c > 0) r.compute((job) => this.encode(job, c, l0, available, dst));
+          const available = at === 0 ? this.window.append(r, x, 0) : this.window.kept;
+          if (c > 0) r.compute((job) => this.encode(job, c, at, available, result, head + at));
+          if (last && want > 0) this.encodeCandidates(r, lags, capacity, result, head);
           if (last) this.window.keep(r, lags * vps);
         },
-        dst,
-        scores.subarray(l0, l0 + c),
+        last ? result : undefined,
+        last ? out : undefined,
       );
       l0 += c;
     } while (l0 < lags);
-    const result: CorrelationChunk = {
-      startLag,
-      count: lags,
-      peaks:
-        this.peakCount > 0 && lags > 0 ? findPeaks(scores, startLag, this.peakCount, this.peakRadius) : [],
-    };
-    if (this.wantScores) result.scores = scores;
-    return result;
+    let scores: Float32Array | undefined;
+    if (this.wantScores) scores = head > lags / 8 ? out.slice(head) : out.subarray(head);
+    let peaks: CorrelationPeak[] = [];
+    if (want > 0) {
+      const words = new Uint32Array(out.buffer, out.byteOffset, head);
+      const count = Math.min(words[0], capacity);
+      const total = words[2];
+      const band = words[3];
+      peaks = selectPeaks(
+        words.subarray(CANDIDATE_HEAD, CANDIDATE_HEAD + count),
+        out.subarray(CANDIDATE_HEAD + capacity, CANDIDATE_HEAD + capacity + count),
+        startLag,
+        want,
+        this.peakRadius,
+      );
+      // the list left out candidates and ran dry: select from every score (rare: many equal scores)
+      if (peaks.length < want && band < total) {
+        if (scores === undefined) {
+          const all = new Float32Array(lags);
+          const copy = this.device.work.get(8, Math.max(16, lags * 4));
+          await this.device.submit(
+            (r) => r.encoder.copyBufferToBuffer(result, head * 4, copy, 0, lags * 4),
+            copy,
+            all,
+          );
+          peaks = findPeaks(all, startLag, want, this.peakRadius);
+        } else {
+          peaks = findPeaks(scores, startLag, want, this.peakRadius);
+        }
+      }
+    }
+    const res: CorrelationChunk = { startLag, count: lags, peaks };
+    if (scores !== undefined) res.scores = scores;
+    return res;
   }
 
-  private encode(job: FftJob, lags: number, inBase: number, available: number, dst: GPUBuffer): void {
+  /** Device bytes one overlap-save segment takes in a submit (rows, spectra, chunk sums, FFT scratch). */
+  private segmentBytes(): number {
+    const L = this.size;
+    const scratch = this.plan?.scratchPerRow ?? 0;
+    return (this.complex ? 24 : 12) * L + 8 * scratch + L;
+  }
+
+  /** Scores of `lags` lags from sample `inBase` of the window into result[outBase …]. */
+  private encode(
+    job: FftJob,
+    lags: number,
+    inBase: number,
+    available: number,
+    result: GPUBuffer,
+    outBase: number,
+  ): void {
     const L = this.size;
     const S = this.segment;
     const segments = this.direct ? 0 : Math.ceil(lags / S);
-    const chunksPerSegment = Math.ceil(L / ENERGY_CHUNK);
     const src = this.window.buffer;
     const w = this.device.work;
-    const params = (total: number) => [
-      lags,
-      this.complex ? 2 : 1,
-      this.templateLength,
-      total,
-      L,
-      S,
-      available,
-      inBase,
-      chunksPerSegment,
-    ];
-    const floats = [this.templateNorm];
     const k = (entry: string, total: number, buffers: Record<number, GPUBuffer>) =>
-      this.device.fftPlanner.elementwiseDispatch(
-        job,
-        'correlate',
-        entry,
-        total,
-        params(total),
-        1,
-        floats,
-        buffers,
-        6,
-      );
+      this.kernel(job, entry, total, [lags, available, inBase, outBase, 0], buffers);
     if (this.direct) {
-      k('direct', lags, { 0: src, 5: dst, 9: this.spectrum });
+      k('direct', lags, { 0: src, 5: result, 9: this.spectrum });
       return;
     }
-    const a = w.get(0, segments * L * 8);
-    const b = w.get(1, segments * L * 8);
-    const energy = w.get(3, Math.max(16, segments * chunksPerSegment * 4));
-    const mul = (from: GPUBuffer, to: GPUBuffer) =>
+    const rowBytes = segments * L * 4 * (this.complex ? 2 : 1);
+    const rows = w.get(0, rowBytes);
+    const a = w.get(1, rowBytes);
+    const b = w.get(4, rowBytes);
+    const e8 = w.get(3, Math.max(16, (segments * L) / 2));
+    const e64 = w.get(6, Math.max(16, (segments * L) / 16));
+    k('gather', (segments * L) / 8, { 0: src, 7: rows, 2: e8, 12: e64 });
+    const plan = this.plan!;
+    if (this.complex) {
+      plan.encode(job, rows, 0, a, 0, segments, false);
       this.device.fftPlanner.elementwiseDispatch(
         job,
         'bluestein',
         'mul',
-        segments * this.bins,
-        [this.bins, this.bins, segments * this.bins, 0, 0],
+        segments * L,
+        [L, L, segments * L, 0, 0],
         3,
         [1],
-        { 0: from, 1: to, 2: this.spectrum },
+        { 0: a, 1: b, 2: this.spectrum },
         3,
       );
-    if (this.plan !== null) {
-      k('gatherComplex', segments * L, { 0: src, 1: a });
-      this.plan.encode(job, a, 0, b, 0, segments, false);
-      mul(b, a);
-      this.plan.encode(job, a, 0, b, 0, segments, true);
+      plan.encode(job, b, 0, a, 0, segments, true);
     } else {
-      k('gatherReal', segments * L, { 0: src, 7: a });
-      this.realPlan!.forward(job, a, 0, b, 0, segments);
-      mul(b, a);
-      this.realPlan!.inverse(job, a, 0, b, 0, segments);
+      // the half-length FFT of the reals read as complex values, then rfft · conj(T) → irfft's input
+      plan.encode(job, rows, 0, a, 0, segments, false);
+      k('spectrum', (segments * L) / 2, { 16: a, 17: b, 18: this.spectrum, 19: this.twiddles! });
+      plan.encode(job, b, 0, a, 0, segments, true);
     }
-    k('chunks', segments * chunksPerSegment, { 0: src, 2: energy });
-    k('score', lags, { 0: src, 3: b, 4: energy, 5: dst, 8: b });
+    k('score', lags, { 8: a, 10: rows, 4: e8, 13: e64, 5: result });
+  }
+
+  /** The candidate peaks of the push's scores (result[scoreBase …]) into the list at result's front. */
+  private encodeCandidates(
+    r: Recorder,
+    lags: number,
+    capacity: number,
+    result: GPUBuffer,
+    scoreBase: number,
+  ): void {
+    const list = this.device.work.get(5, (CANDIDATE_BINS + CANDIDATE_HEAD + 2 * capacity) * 4);
+    r.encoder.clearBuffer(list, 0, (CANDIDATE_BINS + CANDIDATE_HEAD) * 4);
+    r.compute((job) => {
+      const k = (entry: string, total: number, buffers: Record<number, GPUBuffer>) =>
+        this.kernel(job, entry, total, [lags, 0, 0, scoreBase, capacity], buffers);
+      k('candHist', Math.ceil(lags / HIST_PER), { 14: result, 15: list });
+      k('candThreshold', 1, { 15: list });
+      k('candExtract', lags, { 14: result, 15: list });
+    });
+    const bytes = (CANDIDATE_HEAD + 2 * capacity) * 4;
+    r.encoder.copyBufferToBuffer(list, CANDIDATE_BINS * 4, result, 0, bytes);
+  }
+
+  /** A kernel of shaders/correlate.wgsl; `w`: lags, available, inBase, outBase, capacity. */
+  private kernel(
+    job: FftJob,
+    entry: string,
+    total: number,
+    w: [number, number, number, number, number],
+    buffers: Record<number, GPUBuffer>,
+  ): void {
+    const [lags, available, inBase, outBase, capacity] = w;
+    const words = [
+      lags,
+      this.complex ? 2 : 1,
+      this.templateLength,
+      total,
+      this.size,
+      this.segment,
+      available,
+      inBase,
+      outBase,
+      capacity,
+    ];
+    const floats = [this.templateNorm];
+    this.device.fftPlanner.elementwiseDispatch(job, 'correlate', entry, total, words, 1, floats, buffers, 6);
   }
 
   reset(): void {
@@ -225,6 +350,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     this.later(() => {
       this.window.destroy();
       this.spectrum.destroy();
+      this.twiddles?.destroy();
     });
   }
 }
