@@ -109,10 +109,13 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     const { n, hop, width, bins, device } = this;
     const rows = new Float32Array(count * width);
     const fold = this.alpha !== undefined || this.peakHold;
+    // the fused kernel keeps only rows (and linear rows) per frame, the passes frames and spectra too
     const perFrame = this.fusedL
-      ? 8 * width
+      ? 4 * width
       : 8 * Math.max(n + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow), bins);
-    const chunk = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
+    const most = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
+    // chunks of equal size, so no pass runs a handful of frames
+    const chunk = Math.ceil(count / Math.max(1, Math.ceil(count / most)));
     const w = device.work;
     let f0 = 0;
     do {
