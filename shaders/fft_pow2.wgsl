@@ -333,9 +333,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
 //   Real input (REAL_INPUT true, n = 2L): z[i] = (x[2i]·win[2i], x[2i+1]·win[2i+1]) read as L complex
 //     points; after the transform X[k] = E[k] + W_n^k·O[k] with E = (Z[k] + conj Z[L−k])/2 and
 //     O = (Z[k] − conj Z[L−k])/(2i), for k ≤ L (rtw holds (cos, sin)(2π·k/n)).
-// The power |X|²·norm (a real input's DC and Nyquist bins ·normEdge) lands in workgroup memory (bin k at
-// buf[row + k].x, the Nyquist bin at buf[row].y); then column c's max over bins [edges[c], edges[c+1])
-// is written as dBFS floored at floorDb to rows[f·width + c], and as linear power to lin when keepLin.
+// The power |X|²·norm (a real input's DC and Nyquist bins ·normEdge) of column c is written as dBFS
+// floored at floorDb to rows[f·width + c], and as linear power to lin when keepLin. With one column a
+// bin (direct) each thread writes its bins' columns from registers; else the powers land in workgroup
+// memory (bin k at buf[row + k].x, the Nyquist bin at buf[row].y) and column c takes the max over bins
+// [edges[c], edges[c+1]).
 
 const REAL_INPUT: bool = false; //! spectrum: frames of real samples (n = 2L), else of complex ones
 // 10·log10(2): 10·log10(v) = DB · log2(v)
@@ -348,6 +350,7 @@ struct SpecParams {
   hop: u32, // values between frame starts, in the same units
   width: u32, // columns of a row
   keepLin: u32,
+  direct: u32, // 1: one column a bin, written from registers without the column pass
   norm: f32,
   normEdge: f32,
   floorDb: f32,
@@ -360,19 +363,24 @@ struct SpecParams {
 @group(0) @binding(9) var<storage, read> edges: array<u32>;
 @group(0) @binding(10) var<uniform> q: SpecParams;
 
-// Point i of the frame starting at s, windowed.
-fn framePoint(s: u32, i: u32) -> vec2<f32> {
+// Point i of the frame starting at s, windowed (`pairs`: s is even, so a real pair is one vec2 load).
+fn framePoint(s: u32, i: u32, pairs: bool) -> vec2<f32> {
   if (REAL_INPUT) {
     let j = 2u * i;
-    return vec2<f32>(srcReal[s + j] * win[j], srcReal[s + j + 1u] * win[j + 1u]);
+    let w = vec2<f32>(win[j], win[j + 1u]);
+    if (pairs) {
+      return src[s / 2u + i] * w;
+    }
+    return vec2<f32>(srcReal[s + j], srcReal[s + j + 1u]) * w;
   }
   return src[s + i] * win[i];
 }
 
 fn loadFrame(s: u32, tid: u32) -> C8 {
-  return C8(framePoint(s, tid), framePoint(s, tid + TL), framePoint(s, tid + 2u * TL),
-    framePoint(s, tid + 3u * TL), framePoint(s, tid + 4u * TL), framePoint(s, tid + 5u * TL),
-    framePoint(s, tid + 6u * TL), framePoint(s, tid + 7u * TL));
+  let pairs = (s & 1u) == 0u;
+  return C8(framePoint(s, tid, pairs), framePoint(s, tid + TL, pairs), framePoint(s, tid + 2u * TL, pairs),
+    framePoint(s, tid + 3u * TL, pairs), framePoint(s, tid + 4u * TL, pairs), framePoint(s, tid + 5u * TL, pairs),
+    framePoint(s, tid + 6u * TL, pairs), framePoint(s, tid + 7u * TL, pairs));
 }
 
 // Real input: bin k ≤ L of the spectrum from Z[k] = z and Z[(L − k) mod L] in workgroup memory.
@@ -416,6 +424,25 @@ fn toDb(v: f32) -> f32 {
   return q.floorDb;
 }
 
+// Column col of frame f's row: the level m in dBFS, and linear when asked.
+fn emit(f: u32, col: u32, m: f32) {
+  let o = f * q.width + col;
+  rows[o] = toDb(m);
+  if (q.keepLin == 1u) {
+    lin[o] = m;
+  }
+}
+
+// Without display columns (one bin each): output k of the transform, in register z, straight to its row
+// position.
+fn emitBin(f: u32, row: u32, k: u32, z: vec2<f32>) {
+  var col = k;
+  if (!REAL_INPUT) {
+    col = (k + L / 2u) % L;
+  }
+  emit(f, col, binPower(row, k, z));
+}
+
 @compute @workgroup_size(T)
 fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let c = lid / TL;
@@ -428,9 +455,29 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   }
   x = stages(x, row, tid);
 
+  // a real input's post-process reads Z[L − k] of other threads
   workgroupBarrier();
-  put8(row + tid, TL, x);
-  workgroupBarrier();
+  if (REAL_INPUT) {
+    put8(row + tid, TL, x);
+    workgroupBarrier();
+  }
+  if (q.direct == 1u) {
+    if (f < q.count) {
+      emitBin(f, row, tid, x[0]);
+      emitBin(f, row, tid + TL, x[1]);
+      emitBin(f, row, tid + 2u * TL, x[2]);
+      emitBin(f, row, tid + 3u * TL, x[3]);
+      emitBin(f, row, tid + 4u * TL, x[4]);
+      emitBin(f, row, tid + 5u * TL, x[5]);
+      emitBin(f, row, tid + 6u * TL, x[6]);
+      emitBin(f, row, tid + 7u * TL, x[7]);
+      if (REAL_INPUT && tid == 0u) {
+        let xn = realBin(row, L, x[0]);
+        emit(f, L, dot(xn, xn) * q.normEdge);
+      }
+    }
+    return;
+  }
   let p0 = binPower(row, tid, x[0]);
   let p1 = binPower(row, tid + TL, x[1]);
   let p2 = binPower(row, tid + 2u * TL, x[2]);
@@ -463,11 +510,7 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
       for (var k = lo + 1u; k < hi; k++) {
         m = max(m, level(row, k));
       }
-      let o = f * q.width + col;
-      rows[o] = toDb(m);
-      if (q.keepLin == 1u) {
-        lin[o] = m;
-      }
+      emit(f, col, m);
     }
   }
 }

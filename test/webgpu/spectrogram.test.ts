@@ -88,7 +88,7 @@ describe.skipIf(!b)('webgpu spectrogram against the CPU backend (float64)', () =
     }
   });
 
-  it('complex float input in fftshift order: fused 8 … 2048, columns', async () => {
+  it('complex float input in fftshift order: fused 8 … 2048, columns, averaging and peak hold', async () => {
     for (const [n, hop, columns] of [
       [8, 3, undefined],
       [512, 128, undefined],
@@ -103,6 +103,8 @@ describe.skipIf(!b)('webgpu spectrogram against the CPU backend (float64)', () =
           window: hann(n),
           complex: true,
           columns,
+          averaging: 0.3,
+          peakHold: true,
         },
         x,
       );

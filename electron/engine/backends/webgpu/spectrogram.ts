@@ -204,7 +204,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     const { pipeline, layout, cols } = fft.spectrumPipeline(L, !this.complex);
     const g = grid(Math.ceil(c / cols), this.device.ctx.limits.workgroupsPerDimension);
     const uniforms = job.arena.slot(
-      [c, g.x, f0 * this.hop, this.hop, this.width, keepLin ? 1 : 0],
+      [c, g.x, f0 * this.hop, this.hop, this.width, keepLin ? 1 : 0, this.width === this.bins ? 1 : 0],
       [this.norm, this.normEdge, this.floorDb],
     );
     const tw = fft.twiddleTable(L);
