@@ -223,6 +223,40 @@ fn small(lid: u32, first: u32) {
   }
 }
 
+// The first stage and the radix-8 stages on one sequence: register k holds element tid + k·TL before
+// and after; `row` is the sequence's place in workgroup memory. Every thread of the workgroup calls it.
+fn stages(xin: C8, row: u32, tid: u32) -> C8 {
+  var x = firstStage(xin);
+  if (STAGES > 0u) {
+    buf[row + firstPlace(tid, 0u)] = x[0];
+    buf[row + firstPlace(tid, 1u)] = x[1];
+    buf[row + firstPlace(tid, 2u)] = x[2];
+    buf[row + firstPlace(tid, 3u)] = x[3];
+    buf[row + firstPlace(tid, 4u)] = x[4];
+    buf[row + firstPlace(tid, 5u)] = x[5];
+    buf[row + firstPlace(tid, 6u)] = x[6];
+    buf[row + firstPlace(tid, 7u)] = x[7];
+    workgroupBarrier();
+    x = get8(row + tid, TL);
+  }
+
+  // Radix-8 stages over sub-transforms of ns = FIRST·8^s points (log2 lns): butterfly tid, k = tid % ns,
+  // input r twiddled by W_(8·ns)^(r·k) = W_L^(r·step); outputs to (tid / ns)·8·ns + k + r·ns.
+  var lns = LOG2L - 3u * STAGES;
+  for (var s = 0u; s < STAGES; s++) {
+    let k = tid & ((1u << lns) - 1u);
+    x = dft8(twiddle8(x, k << (LOG2L - lns - 3u)));
+    if (s + 1u < STAGES) {
+      workgroupBarrier();
+      put8(row + ((tid >> lns) << (lns + 3u)) + k, 1u << lns, x);
+      workgroupBarrier();
+      x = get8(row + tid, TL);
+    }
+    lns += 3u;
+  }
+  return x;
+}
+
 @compute @workgroup_size(T)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let first = (wid.y * p.groupsX + wid.x) * COLS;
@@ -259,34 +293,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     workgroupBarrier();
   }
 
-  x = firstStage(x);
-  if (STAGES > 0u) {
-    buf[row + firstPlace(tid, 0u)] = x[0];
-    buf[row + firstPlace(tid, 1u)] = x[1];
-    buf[row + firstPlace(tid, 2u)] = x[2];
-    buf[row + firstPlace(tid, 3u)] = x[3];
-    buf[row + firstPlace(tid, 4u)] = x[4];
-    buf[row + firstPlace(tid, 5u)] = x[5];
-    buf[row + firstPlace(tid, 6u)] = x[6];
-    buf[row + firstPlace(tid, 7u)] = x[7];
-    workgroupBarrier();
-    x = get8(row + tid, TL);
-  }
-
-  // Radix-8 stages over sub-transforms of ns = FIRST·8^s points (log2 lns): butterfly tid, k = tid % ns,
-  // input r twiddled by W_(8·ns)^(r·k) = W_L^(r·step); outputs to (tid / ns)·8·ns + k + r·ns.
-  var lns = LOG2L - 3u * STAGES;
-  for (var s = 0u; s < STAGES; s++) {
-    let k = tid & ((1u << lns) - 1u);
-    x = dft8(twiddle8(x, k << (LOG2L - lns - 3u)));
-    if (s + 1u < STAGES) {
-      workgroupBarrier();
-      put8(row + ((tid >> lns) << (lns + 3u)) + k, 1u << lns, x);
-      workgroupBarrier();
-      x = get8(row + tid, TL);
-    }
-    lns += 3u;
-  }
+  x = stages(x, row, tid);
 
   // Outputs: register r holds element tid + r·TL.
   if (STORE_COLS_FAST == REG_COLS_FAST) {
@@ -313,6 +320,197 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
       if (ts < p.count) {
         store(origin(ts, p.outBase, p.outA), ts, si, buf[sc * PITCH + si]);
       }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The spectrogram's fused kernel (electron/engine/backends/webgpu/spectrogram.ts), entry point `spectrum`:
+// one frame a sequence, read, windowed and packed at the load, its levels reduced to display columns at
+// the store, so the data crosses memory once. Frame f starts at value q.inBase + f·q.hop of the stream.
+//   Complex input (REAL_INPUT false): the frame's L = n complex points z[i] = x[i]·win[i]; the power of
+//     each bin, row position k holding bin (k + L − L/2) mod L (fftshift order).
+//   Real input (REAL_INPUT true, n = 2L): z[i] = (x[2i]·win[2i], x[2i+1]·win[2i+1]) read as L complex
+//     points; after the transform X[k] = E[k] + W_n^k·O[k] with E = (Z[k] + conj Z[L−k])/2 and
+//     O = (Z[k] − conj Z[L−k])/(2i), for k ≤ L (rtw holds (cos, sin)(2π·k/n)).
+// The power |X|²·norm (a real input's DC and Nyquist bins ·normEdge) of column c is written as dBFS
+// floored at floorDb to rows[f·width + c], and as linear power to lin when keepLin. With one column a
+// bin (direct) each thread writes its bins' columns from registers; else the powers land in workgroup
+// memory (bin k at buf[row + k].x, the Nyquist bin at buf[row].y) and column c takes the max over bins
+// [edges[c], edges[c+1]).
+
+const REAL_INPUT: bool = false; //! spectrum: frames of real samples (n = 2L), else of complex ones
+// 10·log10(2): 10·log10(v) = DB · log2(v)
+const DB: f32 = 3.0102999566398120;
+
+struct SpecParams {
+  count: u32, // frames in this dispatch
+  groupsX: u32,
+  inBase: u32, // frame 0's first value: a float index (real input) or a complex one
+  hop: u32, // values between frame starts, in the same units
+  width: u32, // columns of a row
+  keepLin: u32,
+  direct: u32, // 1: one column a bin, written from registers without the column pass
+  norm: f32,
+  normEdge: f32,
+  floorDb: f32,
+}
+
+@group(0) @binding(5) var<storage, read> srcReal: array<f32>;
+@group(0) @binding(6) var<storage, read_write> rows: array<f32>;
+@group(0) @binding(7) var<storage, read_write> lin: array<f32>;
+@group(0) @binding(8) var<storage, read> win: array<f32>;
+@group(0) @binding(9) var<storage, read> edges: array<u32>;
+@group(0) @binding(10) var<uniform> q: SpecParams;
+
+// Point i of the frame starting at s, windowed (`pairs`: s is even, so a real pair is one vec2 load).
+fn framePoint(s: u32, i: u32, pairs: bool) -> vec2<f32> {
+  if (REAL_INPUT) {
+    let j = 2u * i;
+    let w = vec2<f32>(win[j], win[j + 1u]);
+    if (pairs) {
+      return src[s / 2u + i] * w;
+    }
+    return vec2<f32>(srcReal[s + j], srcReal[s + j + 1u]) * w;
+  }
+  return src[s + i] * win[i];
+}
+
+fn loadFrame(s: u32, tid: u32) -> C8 {
+  let pairs = (s & 1u) == 0u;
+  return C8(framePoint(s, tid, pairs), framePoint(s, tid + TL, pairs), framePoint(s, tid + 2u * TL, pairs),
+    framePoint(s, tid + 3u * TL, pairs), framePoint(s, tid + 4u * TL, pairs), framePoint(s, tid + 5u * TL, pairs),
+    framePoint(s, tid + 6u * TL, pairs), framePoint(s, tid + 7u * TL, pairs));
+}
+
+// Real input: bin k ≤ L of the spectrum from Z[k] = z and Z[(L − k) mod L] in workgroup memory.
+fn realBin(row: u32, k: u32, z: vec2<f32>) -> vec2<f32> {
+  let c = buf[row + (L - k) % L];
+  let zc = vec2<f32>(c.x, -c.y);
+  let e = 0.5 * (z + zc);
+  let d = 0.5 * (z - zc);
+  let w = rtw(k);
+  return e + cmul(vec2<f32>(w.x, -w.y), vec2<f32>(d.y, -d.x));
+}
+
+fn rtw(k: u32) -> vec2<f32> {
+  return outer[k];
+}
+
+// The scaled power of output k (element k of the transform, in register z).
+fn binPower(row: u32, k: u32, z: vec2<f32>) -> f32 {
+  if (REAL_INPUT) {
+    let x = realBin(row, k, z);
+    return dot(x, x) * select(q.norm, q.normEdge, k == 0u);
+  }
+  return dot(z, z) * q.norm;
+}
+
+// The power at row position k (its bin's, after the stores of binPower).
+fn level(row: u32, k: u32) -> f32 {
+  if (REAL_INPUT) {
+    if (k == L) {
+      return buf[row].y;
+    }
+    return buf[row + k].x;
+  }
+  return buf[row + (k + L - L / 2u) % L].x;
+}
+
+fn toDb(v: f32) -> f32 {
+  if (v > 0.0) {
+    return max(DB * log2(v), q.floorDb);
+  }
+  return q.floorDb;
+}
+
+// Column col of frame f's row: the level m in dBFS, and linear when asked.
+fn emit(f: u32, col: u32, m: f32) {
+  let o = f * q.width + col;
+  rows[o] = toDb(m);
+  if (q.keepLin == 1u) {
+    lin[o] = m;
+  }
+}
+
+// Without display columns (one bin each): output k of the transform, in register z, straight to its row
+// position.
+fn emitBin(f: u32, row: u32, k: u32, z: vec2<f32>) {
+  var col = k;
+  if (!REAL_INPUT) {
+    col = (k + L / 2u) % L;
+  }
+  emit(f, col, binPower(row, k, z));
+}
+
+@compute @workgroup_size(T)
+fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let c = lid / TL;
+  let tid = lid % TL;
+  let f = (wid.y * q.groupsX + wid.x) * COLS + c;
+  let row = c * PITCH;
+  var x: C8;
+  if (f < q.count) {
+    x = loadFrame(q.inBase + f * q.hop, tid);
+  }
+  x = stages(x, row, tid);
+
+  // a real input's post-process reads Z[L − k] of other threads
+  workgroupBarrier();
+  if (REAL_INPUT) {
+    put8(row + tid, TL, x);
+    workgroupBarrier();
+  }
+  if (q.direct == 1u) {
+    if (f < q.count) {
+      emitBin(f, row, tid, x[0]);
+      emitBin(f, row, tid + TL, x[1]);
+      emitBin(f, row, tid + 2u * TL, x[2]);
+      emitBin(f, row, tid + 3u * TL, x[3]);
+      emitBin(f, row, tid + 4u * TL, x[4]);
+      emitBin(f, row, tid + 5u * TL, x[5]);
+      emitBin(f, row, tid + 6u * TL, x[6]);
+      emitBin(f, row, tid + 7u * TL, x[7]);
+      if (REAL_INPUT && tid == 0u) {
+        let xn = realBin(row, L, x[0]);
+        emit(f, L, dot(xn, xn) * q.normEdge);
+      }
+    }
+    return;
+  }
+  let p0 = binPower(row, tid, x[0]);
+  let p1 = binPower(row, tid + TL, x[1]);
+  let p2 = binPower(row, tid + 2u * TL, x[2]);
+  let p3 = binPower(row, tid + 3u * TL, x[3]);
+  let p4 = binPower(row, tid + 4u * TL, x[4]);
+  let p5 = binPower(row, tid + 5u * TL, x[5]);
+  let p6 = binPower(row, tid + 6u * TL, x[6]);
+  let p7 = binPower(row, tid + 7u * TL, x[7]);
+  var nyquist = 0.0;
+  if (REAL_INPUT && tid == 0u) {
+    let xn = realBin(row, L, x[0]);
+    nyquist = dot(xn, xn) * q.normEdge;
+  }
+  workgroupBarrier();
+  buf[row + tid] = vec2<f32>(p0, nyquist);
+  buf[row + tid + TL] = vec2<f32>(p1, 0.0);
+  buf[row + tid + 2u * TL] = vec2<f32>(p2, 0.0);
+  buf[row + tid + 3u * TL] = vec2<f32>(p3, 0.0);
+  buf[row + tid + 4u * TL] = vec2<f32>(p4, 0.0);
+  buf[row + tid + 5u * TL] = vec2<f32>(p5, 0.0);
+  buf[row + tid + 6u * TL] = vec2<f32>(p6, 0.0);
+  buf[row + tid + 7u * TL] = vec2<f32>(p7, 0.0);
+  workgroupBarrier();
+
+  if (f < q.count) {
+    for (var col = tid; col < q.width; col += TL) {
+      let lo = edges[col];
+      let hi = edges[col + 1u];
+      var m = level(row, lo);
+      for (var k = lo + 1u; k < hi; k++) {
+        m = max(m, level(row, k));
+      }
+      emit(f, col, m);
     }
   }
 }

@@ -95,6 +95,7 @@ export class WebGpuFft {
   private readonly realPlans = new Map<number, RealPlan>();
   private readonly pow2Layout: GPUBindGroupLayout;
   private readonly pow2PipelineLayout: GPUPipelineLayout;
+  private spectrumLayout: GPUBindGroupLayout | undefined;
   private readonly owned: GPUBuffer[] = [];
   /** Plans for 7-smooth sizes that are not powers of two. */
   readonly mixed: MixedRadix;
@@ -204,6 +205,70 @@ export class WebGpuFft {
 
   /** The one-pass kernel for a variant (pipelines cached by their constants). */
   pow2Pipeline(v: Pow2Variant): { pipeline: GPUComputePipeline; threads: number; pointsPerGroup: number } {
+    const { constants, threads, points } = this.pow2Constants(v);
+    const key = `fft_pow2 ${JSON.stringify(constants)}`;
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      pipeline = this.ctx.device.createComputePipeline({
+        label: key,
+        layout: this.pow2PipelineLayout,
+        compute: { module: this.module('fft_pow2', constants), entryPoint: 'main' },
+      });
+      this.pipelines.set(key, pipeline);
+    }
+    return { pipeline, threads, pointsPerGroup: points };
+  }
+
+  /**
+   * The spectrogram's fused kernel (entry point `spectrum` of shaders/fft_pow2.wgsl) for frames of L
+   * complex points (a real frame of 2L samples when `realInput`), L from 8 to onePassMax: its pipeline,
+   * bind group layout (bindings 0, 2, 3, 5…10 as the kernel declares them) and frames per workgroup.
+   */
+  spectrumPipeline(
+    L: number,
+    realInput: boolean,
+  ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
+    const cols = colsFor(this, L);
+    const v = { L, cols, inverse: false, outer: false, loadColsFast: false, storeColsFast: false };
+    const { constants } = this.pow2Constants(v);
+    constants.REAL_INPUT = realInput;
+    const key = `fft_pow2.spectrum ${JSON.stringify(constants)}`;
+    if (!this.spectrumLayout) {
+      const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({
+        binding,
+        visibility: 4, // GPUShaderStage.COMPUTE
+        buffer: { type },
+      });
+      this.spectrumLayout = this.ctx.device.createBindGroupLayout({
+        label: 'fft_pow2.spectrum',
+        entries: [
+          entry(0, 'read-only-storage'),
+          entry(2, 'read-only-storage'),
+          entry(3, 'read-only-storage'),
+          entry(5, 'read-only-storage'),
+          entry(6, 'storage'),
+          entry(7, 'storage'),
+          entry(8, 'read-only-storage'),
+          entry(9, 'read-only-storage'),
+          entry(10, 'uniform'),
+        ],
+      });
+    }
+    const layout = this.spectrumLayout;
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      pipeline = this.ctx.device.createComputePipeline({
+        label: key,
+        layout: this.ctx.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+        compute: { module: this.module('fft_pow2', constants), entryPoint: 'spectrum' },
+      });
+      this.pipelines.set(key, pipeline);
+    }
+    return { pipeline, layout, cols };
+  }
+
+  /** The constants of a pow2 variant, its threads and the points a workgroup holds. */
+  private pow2Constants(v: Pow2Variant): { constants: ShaderConstants; threads: number; points: number } {
     const points = v.L * v.cols;
     const m = log2(v.L);
     const e = Math.min(8, v.L);
@@ -224,17 +289,7 @@ export class WebGpuFft {
       LOAD_COLS_FAST: v.loadColsFast,
       STORE_COLS_FAST: v.storeColsFast,
     };
-    const key = `fft_pow2 ${JSON.stringify(constants)}`;
-    let pipeline = this.pipelines.get(key);
-    if (!pipeline) {
-      pipeline = this.ctx.device.createComputePipeline({
-        label: key,
-        layout: this.pow2PipelineLayout,
-        compute: { module: this.module('fft_pow2', constants), entryPoint: 'main' },
-      });
-      this.pipelines.set(key, pipeline);
-    }
-    return { pipeline, threads, pointsPerGroup: points };
+    return { constants, threads, points };
   }
 
   /** An elementwise kernel (every family but fft_pow2) with the layout its entry point uses. */

@@ -1,15 +1,19 @@
 // Streaming spectrogram of the WebGPU backend: the frame cursor and level normalisation of ../stream.ts on
-// the JavaScript thread; the kept samples, the window, averages and peaks on the device. Each push runs
-// shaders/spectrogram.wgsl around the FFT planner's transforms: windowed frames → FFT (rfft for real
-// input) → levels (power, display columns, dBFS) → fold (average and peak hold, frame by frame in order,
-// so results do not depend on how the stream was split into pushes). Raw integers are decoded on the GPU.
+// the JavaScript thread; the kept samples, the window, averages and peaks on the device. Raw integers are
+// decoded on the GPU into the kept samples. Each push then runs, for a power-of-two transform that fits
+// one workgroup (n/2 points for real input, n for complex), one fused kernel: the `spectrum` entry point
+// of shaders/fft_pow2.wgsl reads each frame from the kept samples, windows it in its load, transforms it
+// and stores the levels of its display columns (the real input's post-process, power, column max and
+// dBFS in workgroup memory). Other sizes run the passes of shaders/spectrogram.wgsl around the FFT
+// planner's transforms: windowed frames → FFT (rfft for real input) → levels. Both end with fold (average
+// and peak hold, frame by frame in order, so results do not depend on how the stream was split).
 
 import { validateSpectrogramConfig } from '../validate.js';
 import { columnBins } from '../../protocol/shape.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
 import { FrameCursor, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
-import type { ComplexPlan, RealPlan } from './fft.js';
-import { STORAGE_USAGE, uploadTable } from './gpu.js';
+import type { ComplexPlan, FftJob, RealPlan } from './fft.js';
+import { grid, STORAGE_USAGE, unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
@@ -36,6 +40,10 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
   /** The window function and the display columns' first bins (width + 1 edges). */
   private readonly win: GPUBuffer;
   private readonly edges: GPUBuffer;
+  /** The fused kernel's points per transform (n/2 for real input, n for complex), 0 when not fused. */
+  private readonly fusedL: number;
+  /** Real input, fused: (cos, sin)(2π·k/n) for k ≤ n/2. */
+  private readonly realTw: GPUBuffer | null;
   /** Average (linear power) and peak (dB) per column, carried across pushes. */
   private readonly state: GPUBuffer;
   private average: Float32Array | null = null;
@@ -56,8 +64,14 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     ({ norm: this.norm, normEdge: this.normEdge } = levelNorm(config.window, config.complex));
     this.cursor = new FrameCursor(this.n, this.hop);
     const fft = device.fftPlanner;
-    this.plan = this.complex ? fft.plan(this.n) : null;
-    this.realPlan = this.complex ? null : fft.realPlan(this.n);
+    const L = this.complex ? this.n : this.n / 2;
+    this.fusedL = Number.isInteger(L) && L >= 8 && L <= fft.onePassMax && (L & (L - 1)) === 0 ? L : 0;
+    this.plan = this.complex && !this.fusedL ? fft.plan(this.n) : null;
+    this.realPlan = this.complex || this.fusedL ? null : fft.realPlan(this.n);
+    this.realTw =
+      this.fusedL && !this.complex
+        ? uploadTable(device.ctx, unitCircle(this.n, L + 1), 'spectrogram real twiddles')
+        : null;
     const edges = new Uint32Array(this.width + 1);
     for (let c = 0; c < this.width; c++) [edges[c], edges[c + 1]] = columnBins(c, this.bins, this.width);
     this.win = uploadTable(device.ctx, Float32Array.from(config.window), 'spectrogram window');
@@ -93,18 +107,20 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     drop: number,
   ): Promise<SpectrogramRows> {
     const { n, hop, width, bins, device } = this;
-    const vps = this.complex ? 2 : 1;
     const rows = new Float32Array(count * width);
     const fold = this.alpha !== undefined || this.peakHold;
-    const perFrame = 8 * Math.max(n + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow), bins);
-    const chunk = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
+    // the fused kernel keeps only rows (and linear rows) per frame, the passes frames and spectra too
+    const perFrame = this.fusedL
+      ? 4 * width
+      : 8 * Math.max(n + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow), bins);
+    const most = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
+    // chunks of equal size, so no pass runs a handful of frames
+    const chunk = Math.ceil(count / Math.max(1, Math.ceil(count / most)));
     const w = device.work;
     let f0 = 0;
     do {
       const c = Math.min(chunk, count - f0);
       const last = f0 + c >= count;
-      const frames = w.get(0, Math.max(16, c * n * 4 * vps));
-      const spec = w.get(1, Math.max(16, c * bins * 8));
       const out = w.get(2, Math.max(16, (c + 2) * width * 4));
       const lin = w.get(3, Math.max(16, c * width * 4));
       if (fold && c > 0 && first + f0 === 0) {
@@ -131,39 +147,8 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
                 inBase,
               ];
               const floats = [this.norm, this.normEdge, this.floorDb, this.alpha ?? 1];
-              device.fftPlanner.elementwiseDispatch(
-                job,
-                'spectrogram',
-                'windowed',
-                c * n,
-                params(c * n, f0 * hop * vps),
-                3,
-                floats,
-                {
-                  0: src,
-                  1: this.win,
-                  2: frames,
-                },
-                8,
-              );
-              if (this.plan) this.plan.encode(job, frames, 0, spec, 0, c, false);
-              else this.realPlan!.forward(job, frames, 0, spec, 0, c);
-              device.fftPlanner.elementwiseDispatch(
-                job,
-                'spectrogram',
-                'levels',
-                c * width,
-                params(c * width),
-                3,
-                floats,
-                {
-                  3: spec,
-                  4: out,
-                  5: lin,
-                  7: this.edges,
-                },
-                8,
-              );
+              if (this.fusedL) this.encodeFused(job, src, f0, c, out, lin, fold);
+              else this.encodePasses(job, src, f0, c, out, lin, params, floats);
               if (fold) {
                 const firstFlag = first + f0 === 0 ? 1 : 0;
                 device.fftPlanner.elementwiseDispatch(
@@ -203,6 +188,96 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     return res;
   }
 
+  /** Frames f0 … f0 + c − 1 of the window through the fused kernel: rows into `out`, linear power into
+   * `lin` when `keepLin`. */
+  private encodeFused(
+    job: FftJob,
+    src: GPUBuffer,
+    f0: number,
+    c: number,
+    out: GPUBuffer,
+    lin: GPUBuffer,
+    keepLin: boolean,
+  ): void {
+    const fft = this.device.fftPlanner;
+    const L = this.fusedL;
+    const { pipeline, layout, cols } = fft.spectrumPipeline(L, !this.complex);
+    const g = grid(Math.ceil(c / cols), this.device.ctx.limits.workgroupsPerDimension);
+    const uniforms = job.arena.slot(
+      [c, g.x, f0 * this.hop, this.hop, this.width, keepLin ? 1 : 0, this.width === this.bins ? 1 : 0],
+      [this.norm, this.normEdge, this.floorDb],
+    );
+    const tw = fft.twiddleTable(L);
+    const bindGroup = this.device.ctx.device.createBindGroup({
+      layout,
+      entries: [
+        { binding: 0, resource: { buffer: src } },
+        { binding: 2, resource: { buffer: tw } },
+        { binding: 3, resource: { buffer: this.realTw ?? tw } },
+        { binding: 5, resource: { buffer: src } },
+        { binding: 6, resource: { buffer: out } },
+        { binding: 7, resource: { buffer: lin } },
+        { binding: 8, resource: { buffer: this.win } },
+        { binding: 9, resource: { buffer: this.edges } },
+        { binding: 10, resource: uniforms },
+      ],
+    });
+    job.pass.setPipeline(pipeline);
+    job.pass.setBindGroup(0, bindGroup);
+    job.pass.dispatchWorkgroups(g.x, g.y);
+  }
+
+  /** The same frames as separate passes: windowed frames, the planner's FFT, levels. */
+  private encodePasses(
+    job: FftJob,
+    src: GPUBuffer,
+    f0: number,
+    c: number,
+    out: GPUBuffer,
+    lin: GPUBuffer,
+    params: (total: number, inBase?: number) => number[],
+    floats: number[],
+  ): void {
+    const { n, hop, width, bins, device } = this;
+    const vps = this.complex ? 2 : 1;
+    const planner = device.fftPlanner;
+    const frames = device.work.get(0, Math.max(16, c * n * 4 * vps));
+    const spec = device.work.get(1, Math.max(16, c * bins * 8));
+    planner.elementwiseDispatch(
+      job,
+      'spectrogram',
+      'windowed',
+      c * n,
+      params(c * n, f0 * hop * vps),
+      3,
+      floats,
+      {
+        0: src,
+        1: this.win,
+        2: frames,
+      },
+      8,
+    );
+    if (this.plan) this.plan.encode(job, frames, 0, spec, 0, c, false);
+    else this.realPlan!.forward(job, frames, 0, spec, 0, c);
+    planner.elementwiseDispatch(
+      job,
+      'spectrogram',
+      'levels',
+      c * width,
+      params(c * width),
+      3,
+      floats,
+      {
+        3: spec,
+        4: out,
+        5: lin,
+        7: this.edges,
+      },
+      8,
+    );
+  }
+
   reset(): void {
     this.cursor.reset();
     this.later(() => {
@@ -219,6 +294,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
       this.window.destroy();
       this.win.destroy();
       this.edges.destroy();
+      this.realTw?.destroy();
       this.state.destroy();
     });
   }
