@@ -179,11 +179,30 @@ fn load8(o: u32, tid: u32) -> C8 {
 
 // Stores element i of sequence t (scaled, with the four-step twiddle when OUTER).
 fn store(o: u32, t: u32, i: u32, x: vec2<f32>) {
-  var v = x * p.scale;
+  var v = x;
   if (OUTER) {
     v = cmul(v, outerTwiddle((t % p.period) * i));
   }
-  dst[o + i * p.outB] = v;
+  put(o, i, v);
+}
+
+// Stores element i of the sequence at o, scaled.
+fn put(o: u32, i: u32, x: vec2<f32>) {
+  dst[o + i * p.outB] = x * p.scale;
+}
+
+// A thread's outputs (elements tid + r·TL of column `col`) times the four-step twiddles W_N^(col·(tid + r·TL)):
+// W_N^(col·tid) and W_N^(col·TL·r) for r = 1, 2, 4 from the tables, the other r as products (eight loads,
+// not sixteen).
+fn outer8(x: C8, col: u32, tid: u32) -> C8 {
+  let w0 = outerTwiddle(col * tid);
+  let s1 = outerTwiddle(col * TL);
+  let s2 = outerTwiddle(2u * col * TL);
+  let s4 = outerTwiddle(4u * col * TL);
+  let s3 = cmul(s1, s2);
+  return C8(cmul(x[0], w0), cmul(x[1], cmul(w0, s1)), cmul(x[2], cmul(w0, s2)), cmul(x[3], cmul(w0, s3)),
+    cmul(x[4], cmul(w0, s4)), cmul(x[5], cmul(w0, cmul(s4, s1))), cmul(x[6], cmul(w0, cmul(s4, s2))),
+    cmul(x[7], cmul(w0, cmul(s4, s3))));
 }
 
 // The radix-8 stage's twiddles W_L^(r·step), r = 1…7, applied: r = 1, 2, 4 from the table, the others
@@ -299,14 +318,17 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   if (STORE_COLS_FAST == REG_COLS_FAST) {
     if (t < p.count) {
       let o = origin(t, p.outBase, p.outA);
-      store(o, t, tid, x[0]);
-      store(o, t, tid + TL, x[1]);
-      store(o, t, tid + 2u * TL, x[2]);
-      store(o, t, tid + 3u * TL, x[3]);
-      store(o, t, tid + 4u * TL, x[4]);
-      store(o, t, tid + 5u * TL, x[5]);
-      store(o, t, tid + 6u * TL, x[6]);
-      store(o, t, tid + 7u * TL, x[7]);
+      if (OUTER) {
+        x = outer8(x, t % p.period, tid);
+      }
+      put(o, tid, x[0]);
+      put(o, tid + TL, x[1]);
+      put(o, tid + 2u * TL, x[2]);
+      put(o, tid + 3u * TL, x[3]);
+      put(o, tid + 4u * TL, x[4]);
+      put(o, tid + 5u * TL, x[5]);
+      put(o, tid + 6u * TL, x[6]);
+      put(o, tid + 7u * TL, x[7]);
     }
   } else {
     workgroupBarrier();
