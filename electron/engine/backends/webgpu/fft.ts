@@ -17,7 +17,15 @@
 import { InvalidArgumentError } from '../../errors.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { WebGpuContext } from './device.js';
-import { grid, ScratchBuffers, UniformArena, unitCircle, uploadTable } from './gpu.js';
+import {
+  encodeTransformPass,
+  grid,
+  ScratchBuffers,
+  transformLayout,
+  UniformArena,
+  unitCircle,
+  uploadTable,
+} from './gpu.js';
 import { MixedRadix } from './mixed.js';
 import { shaderSource, variant, type ShaderConstants, type ShaderFamily } from './shaders.js';
 
@@ -108,22 +116,9 @@ export class WebGpuFft {
     this.onePassMax = cap;
     this.arena = new UniformArena(ctx.device);
     this.scratch = new ScratchBuffers(ctx.device);
-    const storage = (type: GPUBufferBindingType, binding: number): GPUBindGroupLayoutEntry => ({
-      binding,
-      visibility: 4, // GPUShaderStage.COMPUTE
-      buffer: { type },
-    });
-    this.pow2Layout = ctx.device.createBindGroupLayout({
-      label: 'fft_pow2',
-      entries: [
-        storage('read-only-storage', 0),
-        storage('storage', 1),
-        storage('read-only-storage', 2),
-        storage('read-only-storage', 3),
-        storage('uniform', 4),
-      ],
-    });
-    this.pow2PipelineLayout = ctx.device.createPipelineLayout({ bindGroupLayouts: [this.pow2Layout] });
+    const pow2 = transformLayout(ctx.device, 'fft_pow2');
+    this.pow2Layout = pow2.layout;
+    this.pow2PipelineLayout = pow2.pipelineLayout;
     this.mixed = new MixedRadix(this);
   }
 
@@ -350,19 +345,15 @@ export class WebGpuFft {
       [a.scale],
     );
     const tw = this.twiddleTable(v.L);
-    const bindGroup = this.ctx.device.createBindGroup({
-      layout: this.pow2Layout,
-      entries: [
-        { binding: 0, resource: { buffer: src } },
-        { binding: 1, resource: { buffer: dst } },
-        { binding: 2, resource: { buffer: tw } },
-        { binding: 3, resource: { buffer: outer ?? tw } },
-        { binding: 4, resource: uniforms },
-      ],
-    });
-    job.pass.setPipeline(pipeline);
-    job.pass.setBindGroup(0, bindGroup);
-    job.pass.dispatchWorkgroups(g.x, g.y);
+    encodeTransformPass(
+      job.pass,
+      this.ctx.device,
+      this.pow2Layout,
+      pipeline,
+      [src, dst, tw, outer ?? tw],
+      uniforms,
+      g,
+    );
   }
 
   /** Encodes an elementwise kernel over `total` outputs; `words`/`floats` follow the kernel's Params with

@@ -72,6 +72,44 @@ export class UniformArena {
   }
 }
 
+/** The bindings of a transform pass (fft_pow2.wgsl's and fft_mixed.wgsl's `main`): source, destination,
+ * twiddles, four-step twiddles, Params. */
+export function transformLayout(
+  device: GPUDevice,
+  label: string,
+): { layout: GPUBindGroupLayout; pipelineLayout: GPUPipelineLayout } {
+  const types: GPUBufferBindingType[] = [
+    'read-only-storage',
+    'storage',
+    'read-only-storage',
+    'read-only-storage',
+    'uniform',
+  ];
+  const layout = device.createBindGroupLayout({
+    label,
+    entries: types.map((type, binding) => ({ binding, visibility: 4 /* COMPUTE */, buffer: { type } })),
+  });
+  return { layout, pipelineLayout: device.createPipelineLayout({ bindGroupLayouts: [layout] }) };
+}
+
+/** Encodes a transform pass over the grid `g`: [source, destination, twiddles, four-step twiddles] and
+ * its Params slot bound as transformLayout() lays them out. */
+export function encodeTransformPass(
+  pass: GPUComputePassEncoder,
+  device: GPUDevice,
+  layout: GPUBindGroupLayout,
+  pipeline: GPUComputePipeline,
+  buffers: readonly [GPUBuffer, GPUBuffer, GPUBuffer, GPUBuffer],
+  uniforms: GPUBufferBinding,
+  g: { x: number; y: number },
+): void {
+  const entries: GPUBindGroupEntry[] = buffers.map((buffer, binding) => ({ binding, resource: { buffer } }));
+  entries.push({ binding: buffers.length, resource: uniforms });
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, device.createBindGroup({ layout, entries }));
+  pass.dispatchWorkgroups(g.x, g.y);
+}
+
 /** A grid of `groups` workgroups within the per-dimension limit: x · y ≥ groups. */
 export function grid(groups: number, perDimension: number): { x: number; y: number } {
   const g = Math.max(1, groups);

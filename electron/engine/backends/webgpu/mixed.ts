@@ -13,7 +13,14 @@
 // rows of n2 points stored transposed. Twiddles come from float64 tables.
 
 import type { WebGpuContext } from './device.js';
-import { grid, type ScratchBuffers, type UniformArena, unitCircle } from './gpu.js';
+import {
+  encodeTransformPass,
+  grid,
+  type ScratchBuffers,
+  transformLayout,
+  type UniformArena,
+  unitCircle,
+} from './gpu.js';
 import { shaderSource, variant, type ShaderConstants } from './shaders.js';
 
 /** What the mixed-radix plans use of the planner (WebGpuFft). */
@@ -109,14 +116,9 @@ export class MixedRadix {
   constructor(readonly host: MixedHost) {
     const ctx = host.ctx;
     this.onePassMax = Math.min(ONE_PASS_CAP, Math.floor(ctx.limits.workgroupStorage / 8));
-    // src, dst, the twiddles, the four-step twiddles, Params
-    const types: GPUBufferBindingType[] = ['read-only-storage', 'storage', 'read-only-storage'];
-    types.push('read-only-storage', 'uniform');
-    this.layout = ctx.device.createBindGroupLayout({
-      label: 'fft_mixed',
-      entries: types.map((type, binding) => ({ binding, visibility: 4 /* COMPUTE */, buffer: { type } })),
-    });
-    this.pipelineLayout = ctx.device.createPipelineLayout({ bindGroupLayouts: [this.layout] });
+    const layouts = transformLayout(ctx.device, 'fft_mixed');
+    this.layout = layouts.layout;
+    this.pipelineLayout = layouts.pipelineLayout;
   }
 
   /** Whether one pass transforms n points. */
@@ -206,16 +208,15 @@ export class MixedRadix {
       [a.scale, v.inverse ? 1 : -1],
     );
     const tw = this.host.twiddleTable(v.L);
-    const buffers = [src, dst, tw, outer ?? tw];
-    const entries: GPUBindGroupEntry[] = buffers.map((buffer, binding) => ({
-      binding,
-      resource: { buffer },
-    }));
-    entries.push({ binding: buffers.length, resource: uniforms });
-    const bindGroup = this.host.ctx.device.createBindGroup({ layout: this.layout, entries });
-    job.pass.setPipeline(pipeline);
-    job.pass.setBindGroup(0, bindGroup);
-    job.pass.dispatchWorkgroups(g.x, g.y);
+    encodeTransformPass(
+      job.pass,
+      this.host.ctx.device,
+      this.layout,
+      pipeline,
+      [src, dst, tw, outer ?? tw],
+      uniforms,
+      g,
+    );
   }
 
   dispose(): void {
