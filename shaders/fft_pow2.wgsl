@@ -546,29 +546,47 @@ struct ConvParams {
 @group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
 @group(0) @binding(12) var<uniform> cv: ConvParams;
 
-// Point i of real sequence s, zero past the stream's end.
-fn seqPoint(s: u32, i: u32) -> f32 {
+// Where real sequence s lies, computed once a row (no division per point): its point i is srcReal[in +
+// i·V] when in + i·V < inEnd; its output t goes to outReal[out + t·V] when t < outEnd.
+struct Seq {
+  in: u32,
+  inEnd: u32,
+  out: u32,
+  outEnd: u32,
+}
+
+fn seqOf(s: u32) -> Seq {
+  let seg = s / cv.lanes;
+  let lane = s % cv.lanes;
+  let first = seg * cv.segment;
+  var q = Seq(cv.inBase + first * cv.lanes + lane, cv.available, first * cv.lanes + lane, 0u);
   if (s >= cv.seqs) {
-    return 0.0;
+    q.inEnd = 0u;
+  } else if (first < cv.frames) {
+    q.outEnd = cv.frames - first;
   }
-  let a = cv.inBase + ((s / cv.lanes) * cv.segment + i) * cv.lanes + s % cv.lanes;
-  if (a >= cv.available) {
+  return q;
+}
+
+fn seqPoint(q: Seq, i: u32) -> f32 {
+  let a = q.in + i * cv.lanes;
+  if (a >= q.inEnd) {
     return 0.0;
   }
   return srcReal[a];
 }
 
-// Point i of row r: sequences 2r and 2r + 1 as one complex value.
-fn rowPoint(r: u32, i: u32) -> vec2<f32> {
-  return vec2<f32>(seqPoint(2u * r, i), seqPoint(2u * r + 1u, i));
+// Point i of a row: its two real sequences as one complex value.
+fn rowPoint(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
+  return vec2<f32>(seqPoint(q0, i), seqPoint(q1, i));
 }
 
 // Points i·step + off, i = tid + k·TL.
-fn loadRow(r: u32, tid: u32, step: u32, off: u32) -> C8 {
-  return C8(rowPoint(r, tid * step + off), rowPoint(r, (tid + TL) * step + off),
-    rowPoint(r, (tid + 2u * TL) * step + off), rowPoint(r, (tid + 3u * TL) * step + off),
-    rowPoint(r, (tid + 4u * TL) * step + off), rowPoint(r, (tid + 5u * TL) * step + off),
-    rowPoint(r, (tid + 6u * TL) * step + off), rowPoint(r, (tid + 7u * TL) * step + off));
+fn loadRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32) -> C8 {
+  return C8(rowPoint(q0, q1, tid * step + off), rowPoint(q0, q1, (tid + TL) * step + off),
+    rowPoint(q0, q1, (tid + 2u * TL) * step + off), rowPoint(q0, q1, (tid + 3u * TL) * step + off),
+    rowPoint(q0, q1, (tid + 4u * TL) * step + off), rowPoint(q0, q1, (tid + 5u * TL) * step + off),
+    rowPoint(q0, q1, (tid + 6u * TL) * step + off), rowPoint(q0, q1, (tid + 7u * TL) * step + off));
 }
 
 fn conj8(a: C8) -> C8 {
@@ -599,37 +617,30 @@ fn join(e: vec2<f32>, o: vec2<f32>, m: u32) -> array<vec2<f32>, 2> {
   return array<vec2<f32>, 2>(vec2<f32>(a.x + b.x, -(a.y + b.y)), vec2<f32>(d.x, -d.y));
 }
 
-// Writes point n (register value z, conjugated) of row r: the outputs of sequences 2r and 2r + 1.
-fn emitPoint(r: u32, n: u32, z: vec2<f32>) {
+// Writes point n of a row (register value z, conjugated): the outputs of its two sequences.
+fn emitPoint(q0: Seq, q1: Seq, n: u32, z: vec2<f32>) {
   if (n < cv.keep) {
     return;
   }
   let t = n - cv.keep;
-  let s = 2u * r;
-  if (s >= cv.seqs) {
-    return;
+  if (t < q0.outEnd) {
+    outReal[q0.out + t * cv.lanes] = z.x;
   }
-  let f = (s / cv.lanes) * cv.segment + t;
-  if (f < cv.frames) {
-    outReal[f * cv.lanes + s % cv.lanes] = z.x;
-  }
-  let s1 = s + 1u;
-  let f1 = (s1 / cv.lanes) * cv.segment + t;
-  if (s1 < cv.seqs && f1 < cv.frames) {
-    outReal[f1 * cv.lanes + s1 % cv.lanes] = -z.y;
+  if (t < q1.outEnd) {
+    outReal[q1.out + t * cv.lanes] = -z.y;
   }
 }
 
-// Points (tid + k·TL)·step + off of row r, from the conjugated inverse in x.
-fn emitRow(r: u32, tid: u32, step: u32, off: u32, x: C8) {
-  emitPoint(r, tid * step + off, x[0]);
-  emitPoint(r, (tid + TL) * step + off, x[1]);
-  emitPoint(r, (tid + 2u * TL) * step + off, x[2]);
-  emitPoint(r, (tid + 3u * TL) * step + off, x[3]);
-  emitPoint(r, (tid + 4u * TL) * step + off, x[4]);
-  emitPoint(r, (tid + 5u * TL) * step + off, x[5]);
-  emitPoint(r, (tid + 6u * TL) * step + off, x[6]);
-  emitPoint(r, (tid + 7u * TL) * step + off, x[7]);
+// Points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
+fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
+  emitPoint(q0, q1, tid * step + off, x[0]);
+  emitPoint(q0, q1, (tid + TL) * step + off, x[1]);
+  emitPoint(q0, q1, (tid + 2u * TL) * step + off, x[2]);
+  emitPoint(q0, q1, (tid + 3u * TL) * step + off, x[3]);
+  emitPoint(q0, q1, (tid + 4u * TL) * step + off, x[4]);
+  emitPoint(q0, q1, (tid + 5u * TL) * step + off, x[5]);
+  emitPoint(q0, q1, (tid + 6u * TL) * step + off, x[6]);
+  emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
 }
 
 @compute @workgroup_size(T)
@@ -639,25 +650,27 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   let r = (wid.y * cv.groupsX + wid.x) * COLS + c;
   let row = c * PITCH;
   let live = r < cv.count;
+  let q0 = seqOf(2u * r);
+  let q1 = seqOf(2u * r + 1u);
   if (!SPLIT) {
     var x: C8;
     if (live) {
-      x = loadRow(r, tid, 1u, 0u);
+      x = loadRow(q0, q1, tid, 1u, 0u);
     }
     x = stages(x, row, tid);
     x = conj8(filter8(x, tid, 0u));
     workgroupBarrier();
     x = stages(x, row, tid);
     if (live) {
-      emitRow(r, tid, 1u, 0u, x);
+      emitRow(q0, q1, tid, 1u, 0u, x);
     }
     return;
   }
   var e: C8;
   var o: C8;
   if (live) {
-    e = loadRow(r, tid, 2u, 0u);
-    o = loadRow(r, tid, 2u, 1u);
+    e = loadRow(q0, q1, tid, 2u, 0u);
+    o = loadRow(q0, q1, tid, 2u, 1u);
   }
   e = stages(e, row, tid);
   workgroupBarrier();
@@ -678,7 +691,7 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   workgroupBarrier();
   o = stages(yo, row, tid);
   if (live) {
-    emitRow(r, tid, 2u, 0u, e);
-    emitRow(r, tid, 2u, 1u, o);
+    emitRow(q0, q1, tid, 2u, 0u, e);
+    emitRow(q0, q1, tid, 2u, 1u, o);
   }
 }
