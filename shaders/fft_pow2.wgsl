@@ -546,12 +546,12 @@ struct ConvParams {
 @group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
 @group(0) @binding(12) var<uniform> cv: ConvParams;
 
-// Where real sequence s lies, computed once a row (no division per point): its point i is srcReal[in +
-// i·V] when in + i·V < inEnd; its output t goes to outReal[out + t·V] when t < outEnd.
+// Where real sequence s lies, computed once a row (no division per point): its point i is srcReal[inAt +
+// i·V] when inAt + i·V < inEnd; its output t goes to outReal[outAt + t·V] when t < outEnd.
 struct Seq {
-  in: u32,
+  inAt: u32,
   inEnd: u32,
-  out: u32,
+  outAt: u32,
   outEnd: u32,
 }
 
@@ -569,7 +569,7 @@ fn seqOf(s: u32) -> Seq {
 }
 
 fn seqPoint(q: Seq, i: u32) -> f32 {
-  let a = q.in + i * cv.lanes;
+  let a = q.inAt + i * cv.lanes;
   if (a >= q.inEnd) {
     return 0.0;
   }
@@ -624,10 +624,10 @@ fn emitPoint(q0: Seq, q1: Seq, n: u32, z: vec2<f32>) {
   }
   let t = n - cv.keep;
   if (t < q0.outEnd) {
-    outReal[q0.out + t * cv.lanes] = z.x;
+    outReal[q0.outAt + t * cv.lanes] = z.x;
   }
   if (t < q1.outEnd) {
-    outReal[q1.out + t * cv.lanes] = -z.y;
+    outReal[q1.outAt + t * cv.lanes] = -z.y;
   }
 }
 
