@@ -522,8 +522,8 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 // Real sequence s is lane s % V of segment s / V: its point i is value cv.inBase + (seg·S + i)·V + lane of
 // the stream (zero at or past cv.available). The forward FFT, the product with the filter's spectrum H
 // (scaled by 1/N on the host) and the inverse FFT (conj → the forward stages → conj) run in the workgroup;
-// point n ≥ M − 1 of the result is output frame seg·S + n − (M − 1), lane `lane`, written to
-// out[frame·V + lane]. N = L, or with SPLIT N = 2L as two halves of L points (the even points and the odd
+// point n ≥ M − 1 of the result is output t = n − (M − 1) of the segment, lane `lane`, written to
+// outReal[seg·outSeg + t·V + lane] (outSeg = S·V: output frame seg·S + t). N = L, or with SPLIT N = 2L as two halves of L points (the even points and the odd
 // ones, one after the other through workgroup memory), joined by a radix-2 step in registers:
 //   X[m] = E[m] + W_N^m·O[m], X[m + L] = E[m] − W_N^m·O[m]; back: E' = Y[m] + Y[m + L],
 //   O' = (Y[m] − Y[m + L])·conj(W_N^m).
@@ -541,6 +541,7 @@ struct ConvParams {
   frames: u32, // output frames of this dispatch
   available: u32, // values in srcReal
   inBase: u32, // value index of the dispatch's first input frame
+  outSeg: u32, // values of outReal between the outputs of consecutive segments (S·V for the FIR)
 }
 
 @group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
@@ -559,7 +560,7 @@ fn seqOf(s: u32) -> Seq {
   let seg = s / cv.lanes;
   let lane = s % cv.lanes;
   let first = seg * cv.segment;
-  var q = Seq(cv.inBase + first * cv.lanes + lane, cv.available, first * cv.lanes + lane, 0u);
+  var q = Seq(cv.inBase + first * cv.lanes + lane, cv.available, seg * cv.outSeg + lane, 0u);
   if (s >= cv.seqs) {
     q.inEnd = 0u;
   } else if (first < cv.frames) {

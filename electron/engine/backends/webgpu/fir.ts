@@ -33,6 +33,78 @@ export function webGpuOverlapSaveSize(numtaps: number, maxSize: number): number 
   return size;
 }
 
+/** The FFT length of the fused overlap-save kernel for segments of N points: N up to the one-pass size,
+ * N / 2 (the split form) up to twice that, else 0 (too large: the passes). */
+export function fusedLength(N: number, onePassMax: number): number {
+  return N <= onePassMax ? N : N <= 2 * onePassMax ? N / 2 : 0;
+}
+
+/** The fused kernel's table for real taps h and segments of N points (FFT length L): H = FFT(h) / N, N
+ * bins, then for the split form (L < N) its radix-2 twiddles (cos, sin)(2π·m/N), m < N/2. */
+export function convolveTable(h: ArrayLike<number>, N: number, L: number): Float32Array {
+  const padded = new Float64Array(2 * N);
+  for (let i = 0; i < h.length; i++) padded[2 * i] = h[i];
+  const spectrum = new Float64Array(2 * N);
+  getFftPlan(N).forward(padded, spectrum);
+  const table = new Float32Array(2 * N + (L < N ? N : 0));
+  for (let i = 0; i < 2 * N; i++) table[i] = spectrum[i] / N;
+  if (L < N) table.set(unitCircle(N, N / 2), 2 * N);
+  return table;
+}
+
+/** What one dispatch of the fused kernel reads and writes (shaders/fft_pow2.wgsl ConvParams). */
+export interface ConvolveDispatch {
+  /** FFT length and segment points (L, or 2L for the split form). */
+  L: number;
+  N: number;
+  table: GPUBuffer;
+  src: GPUBuffer;
+  dst: GPUBuffer;
+  /** Real sequences (segments · lanes), lanes, outputs a segment, taps − 1, outputs in all (per lane),
+   * values in src, first input value, dst values between segments. */
+  seqs: number;
+  lanes: number;
+  segment: number;
+  keep: number;
+  frames: number;
+  available: number;
+  inBase: number;
+  outSeg: number;
+}
+
+/** Encodes the fused overlap-save kernel: one workgroup row per pair of real sequences. */
+export function encodeConvolve(device: WebGpuDevice, job: FftJob, d: ConvolveDispatch): void {
+  const fft = device.fftPlanner;
+  const rows = Math.ceil(d.seqs / 2);
+  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N);
+  const g = grid(Math.ceil(rows / cols), device.ctx.limits.workgroupsPerDimension);
+  const uniforms = job.arena.slot([
+    rows,
+    g.x,
+    d.seqs,
+    d.lanes,
+    d.segment,
+    d.keep,
+    d.frames,
+    d.available,
+    d.inBase,
+    d.outSeg,
+  ]);
+  const bindGroup = device.ctx.device.createBindGroup({
+    layout,
+    entries: [
+      { binding: 2, resource: { buffer: fft.twiddleTable(d.L) } },
+      { binding: 3, resource: { buffer: d.table } },
+      { binding: 5, resource: { buffer: d.src } },
+      { binding: 11, resource: { buffer: d.dst } },
+      { binding: 12, resource: uniforms },
+    ],
+  });
+  job.pass.setPipeline(pipeline);
+  job.pass.setBindGroup(0, bindGroup);
+  job.pass.dispatchWorkgroups(g.x, g.y);
+}
+
 const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
 
 export class WebGpuFir extends WebGpuProcessor implements FirFilter {
@@ -64,25 +136,21 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     const planner = device.fftPlanner;
     this.fusedL = 0;
     if (this.method === 'overlap-save') {
-      const fusedMax = 2 * planner.onePassMax;
-      const fusedSize = webGpuOverlapSaveSize(this.numtaps, fusedMax);
-      const fused = fusedSize <= fusedMax;
-      this.size = fused ? fusedSize : webGpuOverlapSaveSize(this.numtaps, planner.maxSize);
+      const fusedSize = webGpuOverlapSaveSize(this.numtaps, 2 * planner.onePassMax);
+      this.fusedL = fusedLength(fusedSize, planner.onePassMax);
+      this.size = this.fusedL > 0 ? fusedSize : webGpuOverlapSaveSize(this.numtaps, planner.maxSize);
       this.segment = this.size - this.numtaps + 1;
-      this.plan = fused ? null : planner.plan(this.size);
       const N = this.size;
-      const padded = new Float64Array(2 * N);
-      for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
-      const spectrum = new Float64Array(2 * N);
-      getFftPlan(N).forward(padded, spectrum);
-      if (fused) {
-        // the inverse's 1/N in the spectrum; a split kernel's radix-2 twiddles W_N^m (m < N/2) after it
-        this.fusedL = N > planner.onePassMax ? N / 2 : N;
-        const table = new Float32Array(2 * N + (this.fusedL < N ? N : 0));
-        for (let i = 0; i < 2 * N; i++) table[i] = spectrum[i] / N;
-        if (this.fusedL < N) table.set(unitCircle(N, N / 2), 2 * N);
-        this.table = uploadTable(device.ctx, table, 'fir spectrum');
+      if (this.fusedL > 0) {
+        // the inverse's 1/N in the spectrum; a split kernel's radix-2 twiddles after it
+        this.plan = null;
+        this.table = uploadTable(device.ctx, convolveTable(config.taps, N, this.fusedL), 'fir spectrum');
       } else {
+        this.plan = planner.plan(N);
+        const padded = new Float64Array(2 * N);
+        for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
+        const spectrum = new Float64Array(2 * N);
+        getFftPlan(N).forward(padded, spectrum);
         this.table = uploadTable(device.ctx, Float32Array.from(spectrum), 'fir spectrum');
       }
     } else {
@@ -247,40 +315,24 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     );
   }
 
-  /** Output frames through the fused kernel: one workgroup row per pair of real sequences (segment ·
-   * lanes), straight from the window to dst. */
+  /** Output frames through the fused kernel, straight from the window to dst. */
   private encodeFused(job: FftJob, frames: number, inBase: number, available: number, dst: GPUBuffer): void {
     const V = this.lanes;
-    const fft = this.device.fftPlanner;
-    const L = this.fusedL;
-    const seqs = Math.ceil(frames / this.segment) * V;
-    const rows = Math.ceil(seqs / 2);
-    const { pipeline, layout, cols } = fft.convolvePipeline(L, L < this.size);
-    const g = grid(Math.ceil(rows / cols), this.device.ctx.limits.workgroupsPerDimension);
-    const uniforms = job.arena.slot([
-      rows,
-      g.x,
-      seqs,
-      V,
-      this.segment,
-      this.numtaps - 1,
+    encodeConvolve(this.device, job, {
+      L: this.fusedL,
+      N: this.size,
+      table: this.table,
+      src: this.window.buffer,
+      dst,
+      seqs: Math.ceil(frames / this.segment) * V,
+      lanes: V,
+      segment: this.segment,
+      keep: this.numtaps - 1,
       frames,
       available,
       inBase,
-    ]);
-    const bindGroup = this.device.ctx.device.createBindGroup({
-      layout,
-      entries: [
-        { binding: 2, resource: { buffer: fft.twiddleTable(L) } },
-        { binding: 3, resource: { buffer: this.table } },
-        { binding: 5, resource: { buffer: this.window.buffer } },
-        { binding: 11, resource: { buffer: dst } },
-        { binding: 12, resource: uniforms },
-      ],
+      outSeg: this.segment * V,
     });
-    job.pass.setPipeline(pipeline);
-    job.pass.setBindGroup(0, bindGroup);
-    job.pass.dispatchWorkgroups(g.x, g.y);
   }
 
   reset(): void {
