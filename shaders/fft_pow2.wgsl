@@ -536,3 +536,185 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The fused overlap-save filter (electron/engine/backends/webgpu/fir.ts), entry point `convolve`: a
+// sequence (one workgroup row) is one segment of N points of two real sequences packed as one complex
+// sequence (real part sequence 2r, imaginary part 2r + 1; the filter is real, so the parts stay apart).
+// Real sequence s is lane s % V of segment s / V: its point i is value cv.inBase + (seg·S + i)·V + lane of
+// the stream (zero at or past cv.available). The forward FFT, the product with the filter's spectrum H
+// (scaled by 1/N on the host) and the inverse FFT (conj → the forward stages → conj) run in the workgroup;
+// point n ≥ M − 1 of the result is output t = n − (M − 1) of the segment, lane `lane`, written to
+// outReal[seg·outSeg + t·V + lane] (outSeg = S·V: output frame seg·S + t). N = L, or with SPLIT N = 2L as two halves of L points (the even points and the odd
+// ones, one after the other through workgroup memory), joined by a radix-2 step in registers:
+//   X[m] = E[m] + W_N^m·O[m], X[m + L] = E[m] − W_N^m·O[m]; back: E' = Y[m] + Y[m + L],
+//   O' = (Y[m] − Y[m + L])·conj(W_N^m).
+// The table at binding 3 holds H[k] for k < N, then (SPLIT) (cos, sin)(2π·m/N) for m < L.
+
+const SPLIT: bool = false; //! convolve: segments of N = 2L points (two halves), else N = L
+
+struct ConvParams {
+  count: u32, // rows (pairs of real sequences) in this dispatch
+  groupsX: u32,
+  seqs: u32, // real sequences: segments · V
+  lanes: u32, // V
+  segment: u32, // S: outputs a segment
+  keep: u32, // M − 1: points a segment shares with the one before
+  frames: u32, // output frames of this dispatch
+  available: u32, // values in srcReal
+  inBase: u32, // value index of the dispatch's first input frame
+  outSeg: u32, // values of outReal between the outputs of consecutive segments (S·V for the FIR)
+}
+
+@group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
+@group(0) @binding(12) var<uniform> cv: ConvParams;
+
+// Where real sequence s lies, computed once a row (no division per point): its point i is srcReal[inAt +
+// i·V] when inAt + i·V < inEnd; its output t goes to outReal[outAt + t·V] when t < outEnd.
+struct Seq {
+  inAt: u32,
+  inEnd: u32,
+  outAt: u32,
+  outEnd: u32,
+}
+
+fn seqOf(s: u32) -> Seq {
+  let seg = s / cv.lanes;
+  let lane = s % cv.lanes;
+  let first = seg * cv.segment;
+  var q = Seq(cv.inBase + first * cv.lanes + lane, cv.available, seg * cv.outSeg + lane, 0u);
+  if (s >= cv.seqs) {
+    q.inEnd = 0u;
+  } else if (first < cv.frames) {
+    q.outEnd = cv.frames - first;
+  }
+  return q;
+}
+
+fn seqPoint(q: Seq, i: u32) -> f32 {
+  let a = q.inAt + i * cv.lanes;
+  if (a >= q.inEnd) {
+    return 0.0;
+  }
+  return srcReal[a];
+}
+
+// Point i of a row: its two real sequences as one complex value.
+fn rowPoint(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
+  return vec2<f32>(seqPoint(q0, i), seqPoint(q1, i));
+}
+
+// Points i·step + off, i = tid + k·TL.
+fn loadRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32) -> C8 {
+  return C8(rowPoint(q0, q1, tid * step + off), rowPoint(q0, q1, (tid + TL) * step + off),
+    rowPoint(q0, q1, (tid + 2u * TL) * step + off), rowPoint(q0, q1, (tid + 3u * TL) * step + off),
+    rowPoint(q0, q1, (tid + 4u * TL) * step + off), rowPoint(q0, q1, (tid + 5u * TL) * step + off),
+    rowPoint(q0, q1, (tid + 6u * TL) * step + off), rowPoint(q0, q1, (tid + 7u * TL) * step + off));
+}
+
+fn conj8(a: C8) -> C8 {
+  let c = vec2<f32>(1.0, -1.0);
+  return C8(a[0] * c, a[1] * c, a[2] * c, a[3] * c, a[4] * c, a[5] * c, a[6] * c, a[7] * c);
+}
+
+// x[k]·H[off + tid + k·TL]
+fn filter8(x: C8, tid: u32, off: u32) -> C8 {
+  let b = off + tid;
+  return C8(cmul(x[0], outer[b]), cmul(x[1], outer[b + TL]), cmul(x[2], outer[b + 2u * TL]),
+    cmul(x[3], outer[b + 3u * TL]), cmul(x[4], outer[b + 4u * TL]), cmul(x[5], outer[b + 5u * TL]),
+    cmul(x[6], outer[b + 6u * TL]), cmul(x[7], outer[b + 7u * TL]));
+}
+
+// x[k]·(the split twiddle W_N^m, m = tid + k·TL; conjugated when `back`)
+fn splitTw(x: vec2<f32>, m: u32, back: bool) -> vec2<f32> {
+  let w = outer[2u * L + m];
+  return cmul(x, vec2<f32>(w.x, select(-w.y, w.y, back)));
+}
+
+// SPLIT: the halves' spectra E[m], O[m] → the conjugated inputs of the inverse halves, (E', O').
+fn join(e: vec2<f32>, o: vec2<f32>, m: u32) -> array<vec2<f32>, 2> {
+  let wo = splitTw(o, m, false);
+  let a = cmul(e + wo, outer[m]);
+  let b = cmul(e - wo, outer[m + L]);
+  let d = splitTw(a - b, m, true);
+  return array<vec2<f32>, 2>(vec2<f32>(a.x + b.x, -(a.y + b.y)), vec2<f32>(d.x, -d.y));
+}
+
+// Writes point n of a row (register value z, conjugated): the outputs of its two sequences.
+fn emitPoint(q0: Seq, q1: Seq, n: u32, z: vec2<f32>) {
+  if (n < cv.keep) {
+    return;
+  }
+  let t = n - cv.keep;
+  if (t < q0.outEnd) {
+    outReal[q0.outAt + t * cv.lanes] = z.x;
+  }
+  if (t < q1.outEnd) {
+    outReal[q1.outAt + t * cv.lanes] = -z.y;
+  }
+}
+
+// Points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
+fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
+  emitPoint(q0, q1, tid * step + off, x[0]);
+  emitPoint(q0, q1, (tid + TL) * step + off, x[1]);
+  emitPoint(q0, q1, (tid + 2u * TL) * step + off, x[2]);
+  emitPoint(q0, q1, (tid + 3u * TL) * step + off, x[3]);
+  emitPoint(q0, q1, (tid + 4u * TL) * step + off, x[4]);
+  emitPoint(q0, q1, (tid + 5u * TL) * step + off, x[5]);
+  emitPoint(q0, q1, (tid + 6u * TL) * step + off, x[6]);
+  emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
+}
+
+@compute @workgroup_size(T)
+fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let c = lid / TL;
+  let tid = lid % TL;
+  let r = (wid.y * cv.groupsX + wid.x) * COLS + c;
+  let row = c * PITCH;
+  let live = r < cv.count;
+  let q0 = seqOf(2u * r);
+  let q1 = seqOf(2u * r + 1u);
+  if (!SPLIT) {
+    var x: C8;
+    if (live) {
+      x = loadRow(q0, q1, tid, 1u, 0u);
+    }
+    x = stages(x, row, tid);
+    x = conj8(filter8(x, tid, 0u));
+    workgroupBarrier();
+    x = stages(x, row, tid);
+    if (live) {
+      emitRow(q0, q1, tid, 1u, 0u, x);
+    }
+    return;
+  }
+  var e: C8;
+  var o: C8;
+  if (live) {
+    e = loadRow(q0, q1, tid, 2u, 0u);
+    o = loadRow(q0, q1, tid, 2u, 1u);
+  }
+  e = stages(e, row, tid);
+  workgroupBarrier();
+  o = stages(o, row, tid);
+  // the radix-2 step, the filter and the radix-2 step back, point m = tid + k·TL of each half
+  let j0 = join(e[0], o[0], tid);
+  let j1 = join(e[1], o[1], tid + TL);
+  let j2 = join(e[2], o[2], tid + 2u * TL);
+  let j3 = join(e[3], o[3], tid + 3u * TL);
+  let j4 = join(e[4], o[4], tid + 4u * TL);
+  let j5 = join(e[5], o[5], tid + 5u * TL);
+  let j6 = join(e[6], o[6], tid + 6u * TL);
+  let j7 = join(e[7], o[7], tid + 7u * TL);
+  let ye = C8(j0[0], j1[0], j2[0], j3[0], j4[0], j5[0], j6[0], j7[0]);
+  let yo = C8(j0[1], j1[1], j2[1], j3[1], j4[1], j5[1], j6[1], j7[1]);
+  workgroupBarrier();
+  e = stages(ye, row, tid);
+  workgroupBarrier();
+  o = stages(yo, row, tid);
+  if (live) {
+    emitRow(q0, q1, tid, 2u, 0u, e);
+    emitRow(q0, q1, tid, 2u, 1u, o);
+  }
+}

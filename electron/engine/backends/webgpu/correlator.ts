@@ -6,6 +6,9 @@
 // pre-processing) → inverse → scores), so scores do not depend on the block sizes. The candidate peaks are
 // reduced on the device (a histogram of the local maxima's scores, a threshold that fits a list, the list);
 // only that list comes back, and the host selects from it by the CPU backend's rule.
+// Real input with segments up to twice the one-pass FFT runs the FFT, product and inverse as the FIR's
+// fused kernel (fir.ts encodeConvolve, the template reversed as the filter; two segments a row, so lags
+// are released two segments at a time).
 
 import { validateCorrelatorConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
@@ -18,7 +21,7 @@ import type {
 } from '../backend.js';
 import { LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
 import type { ComplexPlan, FftJob } from './fft.js';
-import { webGpuOverlapSaveSize } from './fir.js';
+import { convolveTable, encodeConvolve, fusedLength, webGpuOverlapSaveSize } from './fir.js';
 import { unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
@@ -98,8 +101,13 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   private readonly window: DeviceWindow;
   /** The L-point FFT (complex input) or the L/2-point one (real input, the rfft's inner transform). */
   private readonly plan: ComplexPlan | null;
+  /** Fused (real input): the convolve kernel's FFT length, else 0. */
+  private readonly fusedL: number;
+  /** Lags the cursor releases at a time: the segment, or two when fused. */
+  private readonly unit: number;
   private readonly direct: boolean;
-  /** conj(FFT of the zero-padded template): L bins (complex) or L/2 + 1 (real); the template when direct. */
+  /** conj(FFT of the zero-padded template): L bins (complex) or L/2 + 1 (real); the template when direct;
+   * fused: the convolve kernel's table of the reversed template. */
   private readonly spectrum: GPUBuffer;
   /** Real input: (cos, sin)(2π·k/L) for k ≤ L/2, the rfft's post- and pre-processing twiddles. */
   private readonly twiddles: GPUBuffer | null;
@@ -118,7 +126,20 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     for (const v of config.template) e += v * v;
     this.templateNorm = Math.sqrt(e);
     this.direct = M <= WEBGPU_CORR_DIRECT_MAX_LENGTH;
-    if (this.direct) {
+    const planner = device.fftPlanner;
+    const fusedSize = webGpuOverlapSaveSize(M, 2 * planner.onePassMax);
+    this.fusedL = this.direct || this.complex ? 0 : fusedLength(fusedSize, planner.onePassMax);
+    if (this.fusedL > 0) {
+      this.size = fusedSize;
+      this.segment = fusedSize - M + 1;
+      this.plan = this.twiddles = null;
+      const reversed = Float64Array.from(config.template).reverse();
+      this.spectrum = uploadTable(
+        device.ctx,
+        convolveTable(reversed, fusedSize, this.fusedL),
+        'correlate spectrum',
+      );
+    } else if (this.direct) {
       this.size = this.segment = 0;
       this.plan = this.twiddles = null;
       this.spectrum = uploadTable(device.ctx, Float32Array.from(config.template), 'correlate template');
@@ -146,8 +167,14 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       }
       this.spectrum = uploadTable(device.ctx, conj, 'correlate spectrum');
     }
-    this.cursor = new LagCursor(M, this.segment);
+    this.unit = this.fusedL > 0 ? 2 * this.segment : this.segment;
+    this.cursor = new LagCursor(M, this.unit);
     this.window = new DeviceWindow(device, 'correlate');
+  }
+
+  /** Overlap-save through the fused kernel (shaders/fft_pow2.wgsl `convolve`) rather than as passes. */
+  get fused(): boolean {
+    return this.fusedL > 0;
   }
 
   process(input: ProcessorInput): Promise<CorrelationChunk> {
@@ -181,7 +208,9 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     const result = this.device.work.get(2, Math.max(16, (head + lags) * 4));
     const out = new Float32Array(head + (this.wantScores ? lags : 0));
     let chunk = Math.floor(PROCESSOR_CHUNK_BYTES / 4);
-    if (!this.direct) chunk = S * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / this.segmentBytes()));
+    if (!this.direct)
+      chunk =
+        this.unit * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / ((this.segmentBytes() * this.unit) / S)));
     let l0 = 0;
     do {
       const c = Math.min(chunk, lags - l0);
@@ -269,8 +298,25 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     const e8 = w.get(3, Math.max(16, (segments * L) / 2));
     const e64 = w.get(6, Math.max(16, (segments * L) / 16));
     k('gather', (segments * L) / 8, { 0: src, 7: rows, 2: e8, 12: e64 });
-    const plan = this.plan!;
-    if (this.complex) {
+    if (this.fusedL > 0) {
+      // lag j of segment s (its correlation) at a[s·L + j], as the inverse FFT leaves it
+      encodeConvolve(this.device, job, {
+        L: this.fusedL,
+        N: L,
+        table: this.spectrum,
+        src,
+        dst: a,
+        seqs: segments,
+        lanes: 1,
+        segment: S,
+        keep: this.templateLength - 1,
+        frames: lags,
+        available,
+        inBase,
+        outSeg: L,
+      });
+    } else if (this.complex) {
+      const plan = this.plan!;
       plan.encode(job, rows, 0, a, 0, segments, false);
       this.device.fftPlanner.elementwiseDispatch(
         job,
@@ -286,6 +332,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       plan.encode(job, b, 0, a, 0, segments, true);
     } else {
       // the half-length FFT of the reals read as complex values, then rfft · conj(T) → irfft's input
+      const plan = this.plan!;
       plan.encode(job, rows, 0, a, 0, segments, false);
       k('spectrum', (segments * L) / 2, { 16: a, 17: b, 18: this.spectrum, 19: this.twiddles! });
       plan.encode(job, b, 0, a, 0, segments, true);

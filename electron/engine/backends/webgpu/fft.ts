@@ -103,7 +103,7 @@ export class WebGpuFft {
   private readonly realPlans = new Map<number, RealPlan>();
   private readonly pow2Layout: GPUBindGroupLayout;
   private readonly pow2PipelineLayout: GPUPipelineLayout;
-  private spectrumLayout: GPUBindGroupLayout | undefined;
+  private readonly fusedLayouts = new Map<string, GPUBindGroupLayout>();
   private readonly owned: GPUBuffer[] = [];
   /** Plans for 7-smooth sizes that are not powers of two. */
   readonly mixed: MixedRadix;
@@ -223,39 +223,67 @@ export class WebGpuFft {
     L: number,
     realInput: boolean,
   ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
+    return this.fusedPipeline('spectrum', L, { REAL_INPUT: realInput }, [
+      [0, 'read-only-storage'],
+      [2, 'read-only-storage'],
+      [3, 'read-only-storage'],
+      [5, 'read-only-storage'],
+      [6, 'storage'],
+      [7, 'storage'],
+      [8, 'read-only-storage'],
+      [9, 'read-only-storage'],
+      [10, 'uniform'],
+    ]);
+  }
+
+  /**
+   * The fused overlap-save kernel (entry point `convolve` of shaders/fft_pow2.wgsl) for segments of L
+   * points (2L when `split`), L from 8 to onePassMax: its pipeline, bind group layout (bindings 2, 3, 5,
+   * 11, 12 as the kernel declares them) and rows per workgroup.
+   */
+  convolvePipeline(
+    L: number,
+    split: boolean,
+  ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
+    return this.fusedPipeline('convolve', L, { SPLIT: split }, [
+      [2, 'read-only-storage'],
+      [3, 'read-only-storage'],
+      [5, 'read-only-storage'],
+      [11, 'storage'],
+      [12, 'uniform'],
+    ]);
+  }
+
+  /** The pipeline of a fused entry point of shaders/fft_pow2.wgsl around the forward stages of L points
+   * (pipelines cached by their constants, one bind group layout an entry point). */
+  private fusedPipeline(
+    entryPoint: string,
+    L: number,
+    extra: ShaderConstants,
+    bindings: [number, GPUBufferBindingType][],
+  ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
     const cols = colsFor(this, L);
     const v = { L, cols, inverse: false, outer: false, loadColsFast: false, storeColsFast: false };
-    const { constants } = this.pow2Constants(v);
-    constants.REAL_INPUT = realInput;
-    const key = `fft_pow2.spectrum ${JSON.stringify(constants)}`;
-    if (!this.spectrumLayout) {
-      const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({
-        binding,
-        visibility: 4, // GPUShaderStage.COMPUTE
-        buffer: { type },
+    const constants = { ...this.pow2Constants(v).constants, ...extra };
+    const key = `fft_pow2.${entryPoint} ${JSON.stringify(constants)}`;
+    let layout = this.fusedLayouts.get(entryPoint);
+    if (!layout) {
+      layout = this.ctx.device.createBindGroupLayout({
+        label: `fft_pow2.${entryPoint}`,
+        entries: bindings.map(([binding, type]) => ({
+          binding,
+          visibility: 4, // GPUShaderStage.COMPUTE
+          buffer: { type },
+        })),
       });
-      this.spectrumLayout = this.ctx.device.createBindGroupLayout({
-        label: 'fft_pow2.spectrum',
-        entries: [
-          entry(0, 'read-only-storage'),
-          entry(2, 'read-only-storage'),
-          entry(3, 'read-only-storage'),
-          entry(5, 'read-only-storage'),
-          entry(6, 'storage'),
-          entry(7, 'storage'),
-          entry(8, 'read-only-storage'),
-          entry(9, 'read-only-storage'),
-          entry(10, 'uniform'),
-        ],
-      });
+      this.fusedLayouts.set(entryPoint, layout);
     }
-    const layout = this.spectrumLayout;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
       pipeline = this.ctx.device.createComputePipeline({
         label: key,
         layout: this.ctx.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-        compute: { module: this.module('fft_pow2', constants), entryPoint: 'spectrum' },
+        compute: { module: this.module('fft_pow2', constants), entryPoint },
       });
       this.pipelines.set(key, pipeline);
     }

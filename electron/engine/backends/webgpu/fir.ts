@@ -1,15 +1,17 @@
 // Streaming FIR filter of the WebGPU backend: the FIR cursor of ../stream.ts on the JavaScript thread
 // decides which output frames a block makes ready; the kept input (the filter's history) and the taps'
-// spectrum stay on the device. Overlap-save (shaders/fir.wgsl gather → FFT → product with the spectrum
-// → inverse FFT → scatter, two real lanes per complex row) in segments aligned to absolute frames, or the
-// direct form; either way each output is the same computation whatever the block sizes.
+// spectrum stay on the device. Overlap-save in segments aligned to absolute frames, two real sequences
+// (lanes, or a real lane's consecutive segments) per complex row: fused in one kernel (shaders/fft_pow2.wgsl
+// `convolve`: load, FFT, product with the spectrum, inverse FFT and store in one workgroup) for segments of
+// up to twice the one-pass FFT size, else as passes (shaders/fir.wgsl gather → FFT → product → inverse FFT
+// → scatter); or the direct form. Either way each output is the same computation whatever the block sizes.
 
 import { validateFirConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
 import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
 import type { ComplexPlan, FftJob } from './fft.js';
-import { uploadTable } from './gpu.js';
+import { grid, unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
@@ -31,6 +33,78 @@ export function webGpuOverlapSaveSize(numtaps: number, maxSize: number): number 
   return size;
 }
 
+/** The FFT length of the fused overlap-save kernel for segments of N points: N up to the one-pass size,
+ * N / 2 (the split form) up to twice that, else 0 (too large: the passes). */
+export function fusedLength(N: number, onePassMax: number): number {
+  return N <= onePassMax ? N : N <= 2 * onePassMax ? N / 2 : 0;
+}
+
+/** The fused kernel's table for real taps h and segments of N points (FFT length L): H = FFT(h) / N, N
+ * bins, then for the split form (L < N) its radix-2 twiddles (cos, sin)(2π·m/N), m < N/2. */
+export function convolveTable(h: ArrayLike<number>, N: number, L: number): Float32Array {
+  const padded = new Float64Array(2 * N);
+  for (let i = 0; i < h.length; i++) padded[2 * i] = h[i];
+  const spectrum = new Float64Array(2 * N);
+  getFftPlan(N).forward(padded, spectrum);
+  const table = new Float32Array(2 * N + (L < N ? N : 0));
+  for (let i = 0; i < 2 * N; i++) table[i] = spectrum[i] / N;
+  if (L < N) table.set(unitCircle(N, N / 2), 2 * N);
+  return table;
+}
+
+/** What one dispatch of the fused kernel reads and writes (shaders/fft_pow2.wgsl ConvParams). */
+export interface ConvolveDispatch {
+  /** FFT length and segment points (L, or 2L for the split form). */
+  L: number;
+  N: number;
+  table: GPUBuffer;
+  src: GPUBuffer;
+  dst: GPUBuffer;
+  /** Real sequences (segments · lanes), lanes, outputs a segment, taps − 1, outputs in all (per lane),
+   * values in src, first input value, dst values between segments. */
+  seqs: number;
+  lanes: number;
+  segment: number;
+  keep: number;
+  frames: number;
+  available: number;
+  inBase: number;
+  outSeg: number;
+}
+
+/** Encodes the fused overlap-save kernel: one workgroup row per pair of real sequences. */
+export function encodeConvolve(device: WebGpuDevice, job: FftJob, d: ConvolveDispatch): void {
+  const fft = device.fftPlanner;
+  const rows = Math.ceil(d.seqs / 2);
+  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N);
+  const g = grid(Math.ceil(rows / cols), device.ctx.limits.workgroupsPerDimension);
+  const uniforms = job.arena.slot([
+    rows,
+    g.x,
+    d.seqs,
+    d.lanes,
+    d.segment,
+    d.keep,
+    d.frames,
+    d.available,
+    d.inBase,
+    d.outSeg,
+  ]);
+  const bindGroup = device.ctx.device.createBindGroup({
+    layout,
+    entries: [
+      { binding: 2, resource: { buffer: fft.twiddleTable(d.L) } },
+      { binding: 3, resource: { buffer: d.table } },
+      { binding: 5, resource: { buffer: d.src } },
+      { binding: 11, resource: { buffer: d.dst } },
+      { binding: 12, resource: uniforms },
+    ],
+  });
+  job.pass.setPipeline(pipeline);
+  job.pass.setBindGroup(0, bindGroup);
+  job.pass.dispatchWorkgroups(g.x, g.y);
+}
+
 const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
 
 export class WebGpuFir extends WebGpuProcessor implements FirFilter {
@@ -43,7 +117,12 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
   private readonly pairs: number;
   private readonly cursor: FirCursor;
   private readonly window: DeviceWindow;
+  /** The overlap-save passes' FFT plan (null for the direct form and the fused kernel). */
   private readonly plan: ComplexPlan | null;
+  /** Fused overlap-save: the kernel's FFT length (size, or size / 2 when split), else 0. */
+  private readonly fusedL: number;
+  /** Output frames the cursor releases at a time: the segment, or two with the fused kernel on odd lanes. */
+  private readonly unit: number;
   /** Direct form: the taps; overlap-save: the spectrum of the zero-padded taps. */
   private readonly table: GPUBuffer;
 
@@ -54,24 +133,43 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     this.lanes = firLanes(config);
     this.pairs = Math.ceil(this.lanes / 2);
     this.method = firMethod(config, WEBGPU_FIR_DIRECT_MAX_TAPS);
+    const planner = device.fftPlanner;
+    this.fusedL = 0;
     if (this.method === 'overlap-save') {
-      this.size = webGpuOverlapSaveSize(this.numtaps, device.fftPlanner.maxSize);
+      const fusedSize = webGpuOverlapSaveSize(this.numtaps, 2 * planner.onePassMax);
+      this.fusedL = fusedLength(fusedSize, planner.onePassMax);
+      this.size = this.fusedL > 0 ? fusedSize : webGpuOverlapSaveSize(this.numtaps, planner.maxSize);
       this.segment = this.size - this.numtaps + 1;
-      this.plan = device.fftPlanner.plan(this.size);
-      const padded = new Float64Array(2 * this.size);
-      for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
-      const spectrum = new Float64Array(2 * this.size);
-      getFftPlan(this.size).forward(padded, spectrum);
-      this.table = uploadTable(device.ctx, Float32Array.from(spectrum), 'fir spectrum');
+      const N = this.size;
+      if (this.fusedL > 0) {
+        // the inverse's 1/N in the spectrum; a split kernel's radix-2 twiddles after it
+        this.plan = null;
+        this.table = uploadTable(device.ctx, convolveTable(config.taps, N, this.fusedL), 'fir spectrum');
+      } else {
+        this.plan = planner.plan(N);
+        const padded = new Float64Array(2 * N);
+        for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
+        const spectrum = new Float64Array(2 * N);
+        getFftPlan(N).forward(padded, spectrum);
+        this.table = uploadTable(device.ctx, Float32Array.from(spectrum), 'fir spectrum');
+      }
     } else {
       this.size = 0;
       this.segment = 0;
       this.plan = null;
       this.table = uploadTable(device.ctx, Float32Array.from(config.taps), 'fir taps');
     }
-    this.cursor = new FirCursor(this.numtaps, this.segment);
+    // fused with an odd lane count, a row pairs a segment with the next: outputs come two segments at a
+    // time from an even absolute segment, so the pairs are the same whatever the block split
+    this.unit = this.fusedL > 0 && this.lanes % 2 === 1 ? 2 * this.segment : this.segment;
+    this.cursor = new FirCursor(this.numtaps, this.unit);
     this.window = new DeviceWindow(device, 'fir');
     this.window.reset((this.numtaps - 1) * this.lanes);
+  }
+
+  /** Overlap-save in one kernel (shaders/fft_pow2.wgsl `convolve`) rather than as passes. */
+  get fused(): boolean {
+    return this.fusedL > 0;
   }
 
   get pending(): number {
@@ -107,13 +205,15 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     const S = this.segment;
     // Output frames per submit: whole segments for overlap-save.
     const chunk =
-      this.plan === null
+      this.size === 0
         ? Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / (4 * V)))
-        : S *
-          Math.max(
-            1,
-            Math.floor(PROCESSOR_CHUNK_BYTES / (8 * this.pairs * (this.size + this.plan.scratchPerRow))),
-          );
+        : this.plan === null
+          ? this.unit * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / (4 * V * this.unit)))
+          : S *
+            Math.max(
+              1,
+              Math.floor(PROCESSOR_CHUNK_BYTES / (8 * this.pairs * (this.size + this.plan.scratchPerRow))),
+            );
     let f0 = 0;
     do {
       const c = Math.min(chunk, frames - f0);
@@ -148,6 +248,10 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       available,
       inBase,
     ];
+    if (this.fusedL > 0) {
+      this.encodeFused(job, frames, inBase, available, dst);
+      return;
+    }
     if (this.plan === null) {
       this.device.fftPlanner.elementwiseDispatch(
         job,
@@ -209,6 +313,26 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       { 4: b, 2: dst },
       5,
     );
+  }
+
+  /** Output frames through the fused kernel, straight from the window to dst. */
+  private encodeFused(job: FftJob, frames: number, inBase: number, available: number, dst: GPUBuffer): void {
+    const V = this.lanes;
+    encodeConvolve(this.device, job, {
+      L: this.fusedL,
+      N: this.size,
+      table: this.table,
+      src: this.window.buffer,
+      dst,
+      seqs: Math.ceil(frames / this.segment) * V,
+      lanes: V,
+      segment: this.segment,
+      keep: this.numtaps - 1,
+      frames,
+      available,
+      inBase,
+      outSeg: this.segment * V,
+    });
   }
 
   reset(): void {

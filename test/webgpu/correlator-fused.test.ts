@@ -1,0 +1,50 @@
+// The WebGPU correlator on real input through the fused overlap-save kernel (shaders/fft_pow2.wgsl
+// `convolve`, the template reversed as the filter) against the CPU backend in double precision: scores,
+// the planted copy's peak, and random block splits that must give the same scores bit for bit.
+import { describe, expect, it } from 'vitest';
+import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
+import type { CorrelationChunk, Correlator } from '../../electron/engine/backends/backend.js';
+import { WebGpuCorrelator } from '../../electron/engine/backends/webgpu/correlator.js';
+import { concat, maxAbsDiff, randomBlocks, randomF32 } from '../conformance/util.js';
+import { webgpuSuite } from './gpu.js';
+
+const { b, errors } = await webgpuSuite();
+const cpu = await createCpuBackend({ precision: 'double' });
+
+async function scores(c: Correlator, x: Float32Array, blocks: number[]): Promise<Float32Array> {
+  const chunks: CorrelationChunk[] = [];
+  let at = 0;
+  for (const size of blocks) {
+    chunks.push(await c.process(x.subarray(at, at + size)));
+    at += size;
+  }
+  chunks.push(await c.flush());
+  return concat(chunks.map((ch) => ch.scores!));
+}
+
+describe.skipIf(!b)('webgpu fused correlator (real input) against the CPU backend (double)', () => {
+  for (const m of [255, 1023]) {
+    it(`template ${m}: scores equal float64, bit-identical over random blocks`, async () => {
+      const t = randomF32(m, 50 + m);
+      const x = randomF32(3 * m + 9000, 60 + m);
+      const lag0 = 4321;
+      for (let i = 0; i < x.length; i++) x[i] *= 0.1;
+      for (let i = 0; i < m; i++) x[lag0 + i] += t[i];
+      const config = { template: t, complex: false, scores: true, peaks: 1 };
+      const ref = await scores(cpu.createCorrelator(config), x, [x.length]);
+      const g = b!.createCorrelator(config);
+      expect(g).toBeInstanceOf(WebGpuCorrelator);
+      expect((g as WebGpuCorrelator).fused).toBe(true);
+      const whole = await scores(g, x, [x.length]);
+      expect(whole.length).toBe(ref.length);
+      const e = maxAbsDiff(whole, ref);
+      errors.push(`  correlation template ${m}, max |score error|: ${e.toExponential(2)}`);
+      expect(e).toBeLessThanOrEqual(1e-5);
+      let best = 0;
+      for (let l = 1; l < whole.length; l++) if (whole[l] > whole[best]) best = l;
+      expect(best).toBe(lag0);
+      expect(await scores(g, x, randomBlocks(x.length, 1, 70 + m))).toEqual(whole);
+      g.dispose();
+    });
+  }
+});
