@@ -9,7 +9,8 @@
 // Ops (as cuda/devtimer.cu names them): 'fft' | 'ifft' | 'rfft' (n points, batch transforms); 'spectrogram-f32' |
 // 'spectrogram-i16' (fft n, hop n/4, Hann window, batch samples); 'fir-real' | 'fir' (n taps, batch real
 // or complex frames); 'corr' (real template of n, batch samples); 'copy' (a WGSL copy of n·batch complex
-// values: the bandwidth ceiling) and 'h2d' (queue.writeBuffer of n·batch complex values from host memory).
+// values: the bandwidth ceiling) and 'h2d' (n·batch complex values from host memory through the
+// backend's staging uploads, HostUploads).
 // The processors are timed as they run in the product (every compute pass of their submits, timestamps at
 // each pass's start and end, summed), pushed blocks already on the device. `reference: true` times the
 // unfused pipeline instead: the same steps as separate passes with a buffer between each (the planner's
@@ -477,7 +478,10 @@ export class WebGpuDeviceTimer {
     const queue = this.device.queue;
     const ms = await this.wallMedian(reps, () =>
       this.b.call(async () => {
-        queue.writeBuffer(dst, 0, host.buffer, host.byteOffset, bytes);
+        const encoder = this.device.createCommandEncoder();
+        this.b.uploads.write(encoder, dst, 0, host);
+        queue.submit([encoder.finish()]);
+        this.b.uploads.submitted();
         await queue.onSubmittedWorkDone();
       }),
     );
