@@ -6,8 +6,8 @@
 //   const real = fft.realPlan(n);             // numpy.fft.rfft / irfft
 //   fft.dispose();
 //
-// Sizes: powers of two up to `onePassMax` (the points of vec2<f32> that fit the adapter's workgroup memory,
-// e.g. 4096 in 32 or 48 KiB) in one pass of shaders/fft_pow2.wgsl; larger powers of two up to onePassMax²
+// Sizes: powers of two up to `onePassMax` (as many vec2<f32> as fit the adapter's workgroup memory, with
+// one thread per 8 points: 4096 at 48 KiB and 1024 invocations, 2048 on SwiftShader's 256) in one pass of shaders/fft_pow2.wgsl; larger powers of two up to onePassMax²
 // as a four-step FFT of two passes of the same kernel (strided columns with the twiddles folded into their
 // stores, then contiguous rows stored transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
