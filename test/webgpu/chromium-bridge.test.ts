@@ -6,11 +6,8 @@
 // within the conformance suite's tolerances. Never skipped in CI (it has chromium); small sizes, as
 // SwiftShader is slow.
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket } from 'ws';
 import type { Backend, BackendProvider, CorrelationChunk } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { FailoverBackend } from '../../electron/engine/backends/failover.js';
@@ -20,11 +17,10 @@ import {
   type BridgedWebGpuBackend,
 } from '../../electron/engine/backends/webgpu/bridge/client.js';
 import type { BridgePort } from '../../electron/engine/backends/webgpu/bridge/protocol.js';
-import { socketPort, type SocketLike } from '../../electron/engine/backends/webgpu/bridge/wire.js';
 import { getWindow } from '../../electron/engine/dsp/index.js';
 import type { PhasorWarning } from '../../electron/engine/errors.js';
 import { concat, maxAbsDiff, randomF32, relL2 } from '../conformance/util.js';
-import { buildBridgePage } from './bridge-bundle.js';
+import { serveBridgePage, type BridgeServer } from './bridge-bundle.js';
 
 const CHROMIUM = process.env.PHASOR_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -44,57 +40,30 @@ if (!found) {
   console.log(`Chromium WebGPU bridge test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 }
 
-let server: Server;
-let sockets: WebSocketServer;
+let bridge: BridgeServer;
 let browser: Browser;
-let origin: string;
 let gpu: BridgedWebGpuBackend;
 let cpu: Backend;
 const pageLog: string[] = [];
 
 beforeAll(async () => {
   if (!found) return;
-  const files = await buildBridgePage();
-  const html =
-    '<!doctype html><meta charset="utf-8"><title>bridge</title><script type="module" src="/page.js"></script>';
-  server = createServer((req, res) => {
-    const name = (req.url ?? '/').slice(1);
-    if (name === 'favicon.ico') {
-      res.writeHead(204).end();
-    } else if (name === '') {
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end(html);
-    } else if (files.has(name)) {
-      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(files.get(name));
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  sockets = new WebSocketServer({ server, path: '/bridge' });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  bridge = await serveBridgePage();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   gpu = await connectWebGpuBridge(await openPage().then((p) => p.port), { timeoutMs: 60_000 });
   cpu = await createCpuBackend({ threads: 0, precision: 'double' });
 }, 120_000);
 
 /** A new page of the bridge (its own worker and WebSocket): the port to it, and the page. */
-async function openPage(): Promise<{ port: BridgePort; page: Page }> {
-  const connected = new Promise<WebSocket>((resolve) => sockets.once('connection', resolve));
-  const page = await browser.newPage();
-  page.on('console', (m) => pageLog.push(`${m.type()}: ${m.text()}`));
-  page.on('pageerror', (e) => pageLog.push(`error: ${e.message}`));
-  await page.goto(`${origin}/`);
-  const ws = await connected;
-  ws.binaryType = 'arraybuffer';
-  return { port: socketPort(ws as unknown as SocketLike), page };
+function openPage(): Promise<{ port: BridgePort; page: Page }> {
+  return bridge.open(browser, pageLog);
 }
 
 afterAll(async () => {
   await gpu?.dispose();
   await cpu?.dispose();
   await browser?.close();
-  sockets?.close();
-  server?.close();
+  bridge?.close();
   if (pageLog.length > 0) console.log(`the page said:\n${pageLog.join('\n')}`);
 });
 

@@ -1,0 +1,211 @@
+// The WebGPU backend on Chromium's navigator.gpu beside the same backend on Dawn in Node and beside CUDA, in
+// one process and one run: the desktop app's path (the backend in a browser worker behind the MessagePort
+// bridge) timed by the same device timer (timestamp queries, run inside the browser), with CUDA's rows
+// (CUDA events, cuFFT as its reference) and Dawn's on the same sizes. Kernel rows are data on the device;
+// end-to-end rows are a whole call from the host arrays of the side that runs it (Node for CUDA and Dawn,
+// the browser worker for Chromium).
+//
+//   npx tsx bench/webgpu/chromium.ts [--chromium /usr/lib/chromium/chromium-headless-shell]
+//       [--gpu nvidia|swiftshader] [--backends cuda,dawn,chromium] [--samples 16777216] [--json out.json]
+//
+// --gpu nvidia passes what Linux Chromium needs to run WebGPU on the GPU headless (Vulkan on, the blocklist
+// off) and the switches the desktop app's Dawn runs with (no timestamp quantization, no workgroup
+// zero-fill), as bench/live-gpu does for WebGL; --gpu swiftshader (the default here) only shows the path.
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import type { Backend } from '../../electron/engine/backends/backend.js';
+import { createCudaBackend } from '../../electron/engine/backends/cuda/index.js';
+import { connectWebGpuBridge } from '../../electron/engine/backends/webgpu/bridge/client.js';
+import { createWebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
+import { runDeviceBench, type BenchOp, type DeviceBenchRow } from '../../electron/engine/pipeline/bench.js';
+import { serveBridgePage } from '../../test/webgpu/bridge-bundle.js';
+
+const { values } = parseArgs({
+  options: {
+    chromium: { type: 'string', default: '/usr/lib/chromium/chromium-headless-shell' },
+    gpu: { type: 'string', default: 'swiftshader' },
+    backends: { type: 'string', default: 'cuda,dawn,chromium' },
+    ops: { type: 'string', default: 'fft,spectrogram,fir,correlate' },
+    'fft-sizes': { type: 'string', default: '64,256,1024,4096,8192,16384,65536,1048576,1000' },
+    'fir-sizes': { type: 'string', default: '255,4095' },
+    samples: { type: 'string', default: String(1 << 24) },
+    repeats: { type: 'string', default: '10' },
+    json: { type: 'string' },
+  },
+});
+
+const COMMON = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const DEV = [
+  '--enable-webgpu-developer-features', // timestamps to the nanosecond, not 100 µs
+  '--enable-dawn-features=disable_workgroup_init',
+  '--disable-dawn-features=timestamp_quantization',
+];
+// Switch sets tried in turn until one gives a hardware adapter (headless Chromium's GPU process may start
+// on SwiftShader unless told otherwise).
+const GPU_ARGS: Record<string, string[][]> = {
+  nvidia: [
+    [
+      '--enable-unsafe-webgpu',
+      '--enable-features=Vulkan',
+      '--ignore-gpu-blocklist',
+      '--use-angle=vulkan',
+      '--disable-vulkan-surface',
+      ...DEV,
+    ],
+    [
+      '--enable-unsafe-webgpu',
+      '--enable-features=Vulkan,VulkanFromANGLE',
+      '--ignore-gpu-blocklist',
+      '--use-vulkan=native',
+      '--use-gl=angle',
+      '--use-angle=vulkan',
+      ...DEV,
+    ],
+    ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--ignore-gpu-blocklist', ...DEV],
+  ],
+  swiftshader: [['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']],
+};
+const gpuArgs = GPU_ARGS[values.gpu];
+if (!gpuArgs) throw new Error(`--gpu: nvidia or swiftshader, not ${values.gpu}`);
+const wanted = values.backends.split(',');
+const ops = values.ops.split(',') as BenchOp[];
+const samples = Number(values.samples);
+const repeats = Number(values.repeats);
+const sizesFor = (op: BenchOp): number[] =>
+  op === 'fft'
+    ? values['fft-sizes'].split(',').map(Number)
+    : op === 'fir'
+      ? values['fir-sizes'].split(',').map(Number)
+      : [4096];
+
+interface Side {
+  label: string;
+  open(): Promise<Backend>;
+}
+const log: string[] = [];
+const cleanup: Array<() => Promise<void> | void> = [];
+const sides: Side[] = [
+  { label: 'cuda', open: () => createCudaBackend() },
+  { label: 'dawn', open: () => createWebGpuBackend() },
+  {
+    label: 'chromium',
+    open: async () => {
+      const server = await serveBridgePage();
+      cleanup.push(() => server.close());
+      for (const args of gpuArgs) {
+        const browser = await chromium.launch({
+          executablePath: values.chromium,
+          args: [...COMMON, ...args],
+        });
+        try {
+          const { port } = await server.open(browser, log);
+          const b = await connectWebGpuBridge(port, { timeoutMs: 30_000 });
+          if (values.gpu === 'swiftshader' || b.details.software === 'no') {
+            console.log(`chromium switches: ${args.join(' ')}`);
+            cleanup.push(() => browser.close());
+            return b;
+          }
+          console.log(`chromium gave a software adapter (${b.device}) with: ${args.join(' ')}`);
+          await b.dispose();
+        } catch (e) {
+          console.log(
+            `chromium found no WebGPU with: ${args.join(' ')}: ${e instanceof Error ? e.message : e}`,
+          );
+        }
+        await browser.close();
+      }
+      // Say what Chromium's GPU process saw, for the next attempt.
+      const browser = await chromium.launch({
+        executablePath: values.chromium,
+        args: [...COMMON, ...gpuArgs[0]],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.goto('chrome://gpu');
+        await page.waitForTimeout(3000);
+        console.log(`chrome://gpu:\n${(await page.innerText('body')).slice(0, 6000)}`);
+      } catch (e) {
+        console.log(`chrome://gpu could not be read: ${e instanceof Error ? e.message : e}`);
+      }
+      await browser.close();
+      throw new Error('no switch set gave Chromium a hardware WebGPU adapter');
+    },
+  },
+].filter((s) => wanted.includes(s.label));
+
+const rows: Array<DeviceBenchRow & { side: string }> = [];
+const devices: Record<string, { device: string; details: Record<string, unknown> }> = {};
+for (const side of sides) {
+  let b: Backend;
+  try {
+    b = await side.open();
+  } catch (e) {
+    console.log(`${side.label}: not run: ${e instanceof Error ? e.message : String(e)}`);
+    continue;
+  }
+  devices[side.label] = { device: b.device, details: b.details ?? {} };
+  console.log(`${side.label}: ${b.device}`);
+  try {
+    for (const op of ops) {
+      const got = await runDeviceBench(b, { ops: [op], sizes: sizesFor(op), samples, repeats });
+      for (const r of got) {
+        rows.push({ ...r, side: r.backend === b.name ? side.label : `${side.label} ${r.backend}` });
+        console.log(
+          `  ${side.label} ${r.backend} ${r.op} ${r.size} ${r.note ?? ''} ${r.timing}: ${r.ms.toFixed(3)} ms`,
+        );
+      }
+    }
+  } catch (e) {
+    console.log(`${side.label}: failed: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    await b.dispose();
+  }
+}
+for (const c of cleanup) await c();
+if (log.length > 0) console.log(`the page said:\n${log.join('\n')}`);
+
+// One line per measurement, the three sides across: ms, and each WebGPU side's speed over CUDA's.
+const variant = (r: DeviceBenchRow) =>
+  r.note === undefined || r.note.startsWith('no reference') ? '' : r.note.split(';')[0];
+const key = (r: DeviceBenchRow) => `${r.op}|${r.size}|${variant(r)}|${r.timing}`;
+const keys = [...new Set(rows.filter((r) => sides.some((s) => s.label === r.side)).map(key))];
+const at = (side: string, k: string) => rows.find((r) => r.side === side && key(r) === k);
+const refOf = (side: string, k: string) =>
+  rows.find((r) => r.side.startsWith(`${side} `) && key(r) === k && r.timing === 'kernel');
+const f = (x: number | undefined, d = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+const head = ['op', 'size', 'variant', 'timing', 'cuda ms', 'cuFFT ref ms', 'dawn ms', 'chromium ms'];
+head.push('dawn × cuda', 'chromium × cuda', 'chromium × dawn', 'dawn unfused ms', 'chromium rel err');
+const lines = [head.join('\t')];
+for (const k of keys) {
+  const [op, size, v, timing] = k.split('|');
+  const c = at('cuda', k);
+  const d = at('dawn', k);
+  const g = at('chromium', k);
+  const speed = (a?: DeviceBenchRow, b?: DeviceBenchRow) => (a && b ? b.ms / a.ms : undefined);
+  lines.push(
+    [
+      op,
+      size,
+      v || '-',
+      timing,
+      f(c?.ms),
+      f(refOf('cuda', k)?.ms),
+      f(d?.ms),
+      f(g?.ms),
+      f(speed(d, c), 2),
+      f(speed(g, c), 2),
+      f(speed(g, d), 2),
+      f(refOf('dawn', k)?.ms),
+      g ? g.relError.toExponential(1) : '-',
+    ].join('\t'),
+  );
+}
+console.log(`\n${samples} samples a measurement, median of ${repeats}; × = speed over (time ratio)`);
+console.log(lines.join('\n'));
+if (values.json) await writeFile(values.json, JSON.stringify({ devices, rows }, null, 2) + '\n');
