@@ -6,8 +6,8 @@
 //   await gpu.dispose();
 //
 // Calls run one at a time (in order). Host arrays go up through mapped staging buffers (HostUploads) and
-// come back through MAP_READ buffers; batches run in pieces of whole transforms (PIECE_BYTES, two in
-// flight), so buffers stay far below the adapter's limits. A lost device or a GPU error marks the backend failed
+// come back through MAP_READ buffers; batches run in pieces of whole transforms (the context's pieceBytes,
+// two in flight), so buffers stay far below the adapter's limits. A lost device or a GPU error marks the backend failed
 // (BackendFailedError, sticky): the failover moves the work to the next backend.
 
 import { InvalidArgumentError, PhasorError } from '../../errors.js';
@@ -79,10 +79,6 @@ interface Readback {
   out: Float32Array;
   mapped: Promise<undefined>;
 }
-
-/** Bytes of a piece of a batch call (input, output and scratch each): small enough that two pieces in
- * flight overlap the host's copies with the GPU's work, large enough that a submit's fixed cost is small. */
-export const PIECE_BYTES = 8 * 1024 * 1024;
 
 export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly name = 'webgpu' as const;
@@ -274,7 +270,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   ): Promise<void> {
     if (rows === 0) return;
     const perRow = 4 * Math.max(inPerRow, outPerRow, 2 * scratchPerRow, 1);
-    const chunk = Math.max(1, Math.floor(PIECE_BYTES / perRow));
+    const chunk = Math.max(1, Math.floor(this.ctx.pieceBytes / perRow));
     if (perRow > this.ctx.limits.storageBinding) {
       throw new InvalidArgumentError(
         `one transform needs ${perRow} bytes, above the largest WebGPU buffer here`,

@@ -8,7 +8,7 @@
 
 import { BackendUnavailableError } from '../../../errors.js';
 import { WebGpuBackend } from '../backend.js';
-import { WebGpuContext } from '../device.js';
+import { BROWSER_PIECE_BYTES, WebGpuContext } from '../device.js';
 import { WEBGPU_FIR_DIRECT_MAX_TAPS } from '../fir.js';
 import { deviceDescriptor } from '../limits.js';
 import type { BridgePort } from './protocol.js';
@@ -74,7 +74,7 @@ export async function openBrowserWebGpu(gpu: GPU | undefined, userAgent: string)
     const message = err instanceof Error ? err.message : String(err);
     throw new BackendUnavailableError('webgpu', `the WebGPU device could not be opened: ${message}`);
   }
-  const ctx = new WebGpuContext(gpu, adapter, device);
+  const ctx = new WebGpuContext(gpu, adapter, device, { pieceBytes: BROWSER_PIECE_BYTES });
   // The context names a Dawn adapter; here it is the browser's.
   const described = describeAdapter(adapter, userAgent);
   const named = ctx as { name: string; details: Record<string, string | number> };
