@@ -4,7 +4,7 @@
 //   npm run build && npx tsx bench/files.ts [--size 256M|1G|4G] [--dir /tmp/phasor-bench]
 //     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks] [--runs 5] [--cold]
 //     [--python python3] [--json out.json] [--baseline OTHER/dist/electron/cli/main.js]
-//     [--scripts scipy,cupy]
+//     [--scripts scipy,cupy] [--no-sync]
 //
 // Writes (once; reused while its size matches) a raw cf32 file of complex noise plus two tones, and a
 // 4096-sample template cut from it. Every cell is one spawned process, timed whole: the floors (`cat IN >
@@ -15,7 +15,8 @@
 // shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
 // page cache before every run. Prints a Markdown table (medians, spread, throughput, peak RSS, ratios).
 // --baseline adds the same phasor jobs run by another build's CLI (a checkout of an older commit, built),
-// side by side in the same rounds: before and after on one machine.
+// side by side in the same rounds: before and after on one machine. --no-sync adds the jobs that write a
+// file run with --no-sync (their output renamed without waiting for the disk).
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
@@ -76,6 +77,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     baseline: { type: 'string' },
     scripts: { type: 'string', default: 'scipy,cupy' },
+    'no-sync': { type: 'boolean', default: false },
   },
 });
 
@@ -402,11 +404,12 @@ function checkPeaks(stdout: string): void {
 
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
-/** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table. */
-function phasorCell(job: Job, backend: string, js?: string): Cell {
-  const name = js === undefined ? `phasor ${backend}` : `phasor ${backend} (baseline)`;
+/** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table; `noSync`
+ * adds --no-sync (jobs that write a file). */
+function phasorCell(job: Job, backend: string, js?: string, noSync = false): Cell {
+  const name = `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}`;
   const base = { job, impl: 'phasor' as const, name, times: [], rss: [] };
-  const common = [...raw, '--backend', backend, '--json'];
+  const common = [...raw, '--backend', backend, '--json', ...(noSync ? ['--no-sync'] : [])];
   const cli = (args: string[]) => [process.execPath, js ?? phasorJs, job, ...args, ...common];
   switch (job) {
     case 'filter': {
@@ -727,6 +730,9 @@ for (const job of jobs) {
   for (const b of available) {
     if (values.baseline !== undefined) cells.push(phasorCell(job, b, values.baseline));
     cells.push(phasorCell(job, b));
+    if (values['no-sync'] && (job === 'filter' || job === 'spectrogram')) {
+      cells.push(phasorCell(job, b, undefined, true));
+    }
   }
   if (python.scipy && scripts.has('scipy')) cells.push(pythonCell(job, 'numpy'));
   if (python.cupy && scripts.has('cupy')) cells.push(pythonCell(job, 'cupy'));
@@ -788,9 +794,10 @@ const out = [
   '',
   'Wall time of the whole process (spawned, medians); MB/s and Msamples/s of input; peak RSS of the process',
   "(GNU time); × floor: median ÷ the floor's median (1.00 = at the floor; the durable floor is the copy",
-  'flushed to the disk, as phasor flushes its outputs before renaming them); SciPy ÷ this: how many times',
-  'faster than the SciPy script (above 1: faster), CuPy ÷ this likewise. Start-up rows: what each process',
-  'of that kind spends before it reads a sample (included in every job row).',
+  'flushed to the disk, as phasor flushes its outputs before renaming them unless --no-sync; the scripts',
+  'do not); SciPy ÷ this: how many times faster than the SciPy script (above 1: faster), CuPy ÷ this',
+  'likewise. Start-up rows: what each process of that kind spends before it reads a sample (included in',
+  'every job row).',
 ];
 console.log(out.join('\n'));
 

@@ -34,3 +34,13 @@ export function addPrecisionOption(cmd: Command): Command {
       .default('single'),
   );
 }
+
+/** --no-sync for commands that write a file: the output is renamed into place without waiting for the
+ * disk (TemporaryOptions.durable). */
+export function addSyncOption(cmd: Command): Command {
+  return cmd.option(
+    '--no-sync',
+    'rename the output into place without first flushing it to the disk (faster for large outputs; a ' +
+      'killed or failed job still leaves nothing under its name, a power loss may leave it incomplete)',
+  );
+}

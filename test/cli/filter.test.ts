@@ -94,6 +94,13 @@ describe('phasor filter', () => {
     }
   });
 
+  it('--no-sync writes the same file (without waiting for the disk)', async () => {
+    const args = ['filter', f('in.wav'), '--lowpass', '3000', '--numtaps', '255', '--encoding', 'rf32_le'];
+    const r = await runCli([...args, '-o', f('lp-nosync.wav'), '--no-sync']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(f('lp-nosync.wav'))).toEqual(readFileSync(f('lp.wav')));
+  });
+
   it('--causal equals scipy lfilter(taps, 1, x)', async () => {
     const r = await runCli([
       'filter',

@@ -1,7 +1,9 @@
-// Writers: atomic publication, abort and failure cleanup, argument checks, default output encodings.
+// Writers: atomic publication, abort and failure cleanup, durability, argument checks, default output
+// encodings.
 
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, PhasorError } from '../../electron/engine/errors.js';
 import {
   createWriter,
@@ -11,6 +13,7 @@ import {
   removePendingTemporaries,
   type SampleWriter,
 } from '../../electron/engine/io/index.js';
+import { openOutputFile } from '../../electron/engine/output/atomic.js';
 import { lcg, makeTempDir, readAll } from './helpers.js';
 
 const tmp = makeTempDir('writer');
@@ -137,6 +140,62 @@ describe('atomic writes', () => {
     const s = await openSource(`${f.dir}/l.wav`);
     expect(s.info.samples).toBe(2_000_000);
     await s.close();
+  });
+});
+
+describe('durability', () => {
+  /** Counts fsync/fdatasync calls on every FileHandle while `fn` runs. */
+  async function countSyncs(fn: () => Promise<void>): Promise<number> {
+    const probe = await open(`${tmp.dir}/probe`, 'w');
+    const proto = Object.getPrototypeOf(probe) as {
+      sync: () => Promise<void>;
+      datasync: () => Promise<void>;
+    };
+    await probe.close();
+    const sync = vi.spyOn(proto, 'sync');
+    const datasync = vi.spyOn(proto, 'datasync');
+    try {
+      await fn();
+      return sync.mock.calls.length + datasync.mock.calls.length;
+    } finally {
+      sync.mockRestore();
+      datasync.mockRestore();
+    }
+  }
+
+  it('flushes every output to the disk before renaming it, unless durable is false', async () => {
+    const f = folder('durable');
+    const x = noise(5000, 7);
+    // a WAV is one file, SigMF its data and its metadata, a .npy one file (openOutputFile)
+    const outputs = [
+      { name: 'a.wav', files: ['a.wav'] },
+      { name: 'b.sigmf', files: ['b.sigmf-data', 'b.sigmf-meta'] },
+    ];
+    for (const durable of [true, false]) {
+      const tag = durable ? 'd' : 'n';
+      for (const o of outputs) {
+        const syncs = await countSyncs(async () => {
+          const w = await createWriter(`${f.dir}/${tag}-${o.name}`, {
+            format: mono,
+            encoding: 'ri16_le',
+            durable,
+          });
+          await w.write(x);
+          await w.commit();
+        });
+        expect(syncs, `${o.name}, durable ${durable}`).toBe(durable ? o.files.length : 0);
+      }
+      const syncs = await countSyncs(async () => {
+        const out = await openOutputFile(`${f.dir}/${tag}-c.npy`, { durable });
+        await out.write(x);
+        await out.commit();
+      });
+      expect(syncs, `.npy, durable ${durable}`).toBe(durable ? 1 : 0);
+    }
+    expect(f.list().filter((n) => n.startsWith('.'))).toEqual([]); // no temporary left either way
+    for (const file of ['a.wav', 'b.sigmf-data', 'c.npy']) {
+      expect(readFileSync(`${f.dir}/n-${file}`)).toEqual(readFileSync(`${f.dir}/d-${file}`));
+    }
   });
 });
 

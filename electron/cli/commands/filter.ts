@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parseWindow } from '../../engine/dsp/index.js';
 import { InvalidArgumentError, ioError } from '../../engine/errors.js';
 import { designTaps, filterSource, parseTaps, type FilterDesign } from '../../engine/pipeline/filter.js';
-import { addFileOptions } from '../options.js';
+import { addFileOptions, addSyncOption } from '../options.js';
 import {
   getBackend,
   interrupt,
@@ -28,37 +28,40 @@ interface FilterCli extends FileOptions {
   window: string;
   causal?: boolean;
   sha512?: boolean;
+  sync: boolean;
   encoding?: string;
 }
 
 export function registerFilter(program: Command): void {
   addFileOptions(
-    program
-      .command('filter')
-      .description('linear-phase FIR filter (designed like scipy.signal.firwin) applied to a whole file')
-      .argument('<input>')
-      .requiredOption('-o, --output <file>', 'output file: .wav, or .sigmf-data/.sigmf-meta for SigMF')
-      .option('--lowpass <hz>', 'low-pass cutoff', (v) => parseHz(v, '--lowpass'))
-      .option('--highpass <hz>', 'high-pass cutoff (needs odd --numtaps)', (v) => parseHz(v, '--highpass'))
-      .option('--bandpass <lo:hi>', 'band-pass edges', (v) => parsePair(v, '--bandpass'))
-      .option('--bandstop <lo:hi>', 'band-stop edges (needs odd --numtaps)', (v) =>
-        parsePair(v, '--bandstop'),
-      )
-      .option(
-        '--taps <file>',
-        'taps from a file: numbers separated by spaces/commas/newlines, or a JSON array',
-      )
-      .option('--numtaps <n>', 'filter length', (v) => parseIntOption(v, '--numtaps', 1), 255)
-      .option('--window <w>', 'design window: hamming, hann, blackman, kaiser:BETA, …', 'hamming')
-      .option('--causal', 'plain causal filtering (scipy lfilter): output delayed by (numtaps−1)/2')
-      .option(
-        '--sha512',
-        "record the output data's SHA-512 in SigMF metadata (core:sha512; about 2 s per GiB)",
-      )
-      .option(
-        '--encoding <e>',
-        "output sample encoding, e.g. ri16_le, rf32_le, cf32_le (default: the input's)",
-      ),
+    addSyncOption(
+      program
+        .command('filter')
+        .description('linear-phase FIR filter (designed like scipy.signal.firwin) applied to a whole file')
+        .argument('<input>')
+        .requiredOption('-o, --output <file>', 'output file: .wav, or .sigmf-data/.sigmf-meta for SigMF')
+        .option('--lowpass <hz>', 'low-pass cutoff', (v) => parseHz(v, '--lowpass'))
+        .option('--highpass <hz>', 'high-pass cutoff (needs odd --numtaps)', (v) => parseHz(v, '--highpass'))
+        .option('--bandpass <lo:hi>', 'band-pass edges', (v) => parsePair(v, '--bandpass'))
+        .option('--bandstop <lo:hi>', 'band-stop edges (needs odd --numtaps)', (v) =>
+          parsePair(v, '--bandstop'),
+        )
+        .option(
+          '--taps <file>',
+          'taps from a file: numbers separated by spaces/commas/newlines, or a JSON array',
+        )
+        .option('--numtaps <n>', 'filter length', (v) => parseIntOption(v, '--numtaps', 1), 255)
+        .option('--window <w>', 'design window: hamming, hann, blackman, kaiser:BETA, …', 'hamming')
+        .option('--causal', 'plain causal filtering (scipy lfilter): output delayed by (numtaps−1)/2')
+        .option(
+          '--sha512',
+          "record the output data's SHA-512 in SigMF metadata (core:sha512; about 2 s per GiB)",
+        )
+        .option(
+          '--encoding <e>',
+          "output sample encoding, e.g. ri16_le, rf32_le, cf32_le (default: the input's)",
+        ),
+    ),
   ).action(async (input: string, opts: FilterCli) => {
     const chosen = (['lowpass', 'highpass', 'bandpass', 'bandstop', 'taps'] as const).filter(
       (k) => opts[k] !== undefined,
@@ -105,6 +108,7 @@ export function registerFilter(program: Command): void {
       const r = await filterSource(backend, source, opts.output, taps, {
         causal: !!opts.causal,
         checksum: !!opts.sha512,
+        durable: opts.sync,
         applied,
         ...(opts.encoding !== undefined ? { encoding: opts.encoding } : {}),
         signal: interrupt.signal,

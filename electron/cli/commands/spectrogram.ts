@@ -13,7 +13,7 @@ import {
   frameCount,
   spectrumBins,
 } from '../../engine/protocol/shape.js';
-import { addFileOptions } from '../options.js';
+import { addFileOptions, addSyncOption } from '../options.js';
 import {
   getBackend,
   interrupt,
@@ -36,40 +36,43 @@ interface SpectrogramCli extends FileOptions {
   width?: number;
   height?: number;
   channel: number;
+  sync: boolean;
 }
 
 export function registerSpectrogram(program: Command): void {
   addFileOptions(
-    program
-      .command('spectrogram')
-      .description(
-        'spectrogram of a whole file as a PNG image (time →, frequency ↑) or a .npy matrix of dB levels',
-      )
-      .argument('<file>')
-      .requiredOption('-o, --output <file>', 'OUT.png (image) or OUT.npy (frames × bins float32 dB matrix)')
-      .option('--fft <n>', 'FFT length, any n ≥ 2', (v) => parseIntOption(v, '--fft', 2), 1024)
-      .option(
-        '--overlap <f>',
-        'fraction of overlap between frames, 0 ≤ f < 1',
-        (v) => parseNumber(v, '--overlap'),
-        DEFAULT_OVERLAP,
-      )
-      .option(
-        '--window <w>',
-        'window (hann, hamming, blackman, blackmanharris, flattop, kaiser:BETA, rectangular)',
-        DEFAULT_WINDOW,
-      )
-      .option('--range <lo:hi>', 'dB range mapped onto the colormap', (v) => parsePair(v, '--range'), [
-        ...DEFAULT_DB_RANGE,
-      ])
-      .option('--colormap <name>', 'viridis, inferno, magma, turbo or gray', 'viridis')
-      .option('--width <px>', 'image width (default: frames, at most 1600)', (v) =>
-        parseIntOption(v, '--width', 1),
-      )
-      .option('--height <px>', 'image height (default: bins, at most 800)', (v) =>
-        parseIntOption(v, '--height', 1),
-      )
-      .option('--channel <n>', 'channel to analyse', (v) => parseIntOption(v, '--channel', 0), 0),
+    addSyncOption(
+      program
+        .command('spectrogram')
+        .description(
+          'spectrogram of a whole file as a PNG image (time →, frequency ↑) or a .npy matrix of dB levels',
+        )
+        .argument('<file>')
+        .requiredOption('-o, --output <file>', 'OUT.png (image) or OUT.npy (frames × bins float32 dB matrix)')
+        .option('--fft <n>', 'FFT length, any n ≥ 2', (v) => parseIntOption(v, '--fft', 2), 1024)
+        .option(
+          '--overlap <f>',
+          'fraction of overlap between frames, 0 ≤ f < 1',
+          (v) => parseNumber(v, '--overlap'),
+          DEFAULT_OVERLAP,
+        )
+        .option(
+          '--window <w>',
+          'window (hann, hamming, blackman, blackmanharris, flattop, kaiser:BETA, rectangular)',
+          DEFAULT_WINDOW,
+        )
+        .option('--range <lo:hi>', 'dB range mapped onto the colormap', (v) => parsePair(v, '--range'), [
+          ...DEFAULT_DB_RANGE,
+        ])
+        .option('--colormap <name>', 'viridis, inferno, magma, turbo or gray', 'viridis')
+        .option('--width <px>', 'image width (default: frames, at most 1600)', (v) =>
+          parseIntOption(v, '--width', 1),
+        )
+        .option('--height <px>', 'image height (default: bins, at most 800)', (v) =>
+          parseIntOption(v, '--height', 1),
+        )
+        .option('--channel <n>', 'channel to analyse', (v) => parseIntOption(v, '--channel', 0), 0),
+    ),
   ).action(async (file: string, opts: SpectrogramCli) => {
     const out = opts.output;
     const kind = out.toLowerCase().endsWith('.png')
@@ -100,7 +103,7 @@ export function registerSpectrogram(program: Command): void {
           ...(opts.width !== undefined ? { width: opts.width } : {}),
           ...(opts.height !== undefined ? { height: opts.height } : {}),
         });
-        const file = await openOutputFile(out);
+        const file = await openOutputFile(out, { durable: opts.sync });
         try {
           await file.write(encodePng(colorize(img, opts.range, colormap), img.width, img.height));
           await file.commit();
@@ -126,7 +129,7 @@ export function registerSpectrogram(program: Command): void {
             `${file} holds fewer samples than one FFT frame (${opts.fft}); use a smaller --fft`,
           );
         }
-        const f = await openOutputFile(out);
+        const f = await openOutputFile(out, { durable: opts.sync });
         // Rows are written while the next block is computed.
         const writes = new WriteBehind((rows: Float32Array) => f.write(rows));
         try {

@@ -30,18 +30,28 @@ export function pendingTemporaries(): string[] {
   return [...pending];
 }
 
+export interface TemporaryOptions {
+  /** Flush the file to the disk before it is renamed into place (default true), so that not even a power
+   * loss leaves an incomplete file under the target's name. Without it a killed or failed job still leaves
+   * nothing there; the rename no longer waits for the disk, as `cp` or `numpy.save` do not. */
+  durable?: boolean;
+}
+
 export class TemporaryFile {
   readonly target: string;
   readonly path: string;
   readonly handle: FileHandle;
+  /** close() flushes the file to the disk before it is renamed (see TemporaryOptions.durable). */
+  readonly durable: boolean;
 
-  private constructor(target: string, path: string, handle: FileHandle) {
+  private constructor(target: string, path: string, handle: FileHandle, durable: boolean) {
     this.target = target;
     this.path = path;
     this.handle = handle;
+    this.durable = durable;
   }
 
-  static async create(target: string): Promise<TemporaryFile> {
+  static async create(target: string, options: TemporaryOptions = {}): Promise<TemporaryFile> {
     const path = join(dirname(target), `.${basename(target)}.phasor-${randomBytes(6).toString('hex')}.tmp`);
     let handle: FileHandle;
     try {
@@ -57,7 +67,7 @@ export class TemporaryFile {
       throw ioError(target, err);
     }
     pending.add(path);
-    return new TemporaryFile(target, path, handle);
+    return new TemporaryFile(target, path, handle, options.durable ?? true);
   }
 
   get pending(): boolean {
@@ -74,10 +84,10 @@ export class TemporaryFile {
     }
   }
 
-  /** Flushes and closes the handle (the file stays a temporary). */
-  async close(sync: boolean): Promise<void> {
+  /** Closes the handle, flushing the file to the disk first when durable (it stays a temporary). */
+  async close(): Promise<void> {
     try {
-      if (sync) await this.handle.sync();
+      if (this.durable) await this.handle.sync();
       await this.handle.close();
     } catch (err) {
       throw ioError(this.target, err);

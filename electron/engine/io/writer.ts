@@ -43,6 +43,8 @@ export interface WriterOptions {
   /** Record the SHA-512 of a SigMF output's data as core:sha512 (optional in SigMF). It is computed on a
    * helper thread at about 0.5 GB/s, which is slower than a GPU job: off by default. */
   checksum?: boolean;
+  /** Flush the output to the disk before renaming it into place (default true; TemporaryOptions.durable). */
+  durable?: boolean;
   /** Largest value a 32-bit RIFF size may take before the WAV becomes RF64. Tests lower it. */
   rf64Threshold?: number;
 }
@@ -162,7 +164,7 @@ export async function createWriter(path: string, options: WriterOptions): Promis
         `WAV stores a whole number of Hz up to 4294967295; ${format.sampleRate} Hz is not one (write SigMF instead)`,
       );
     }
-    const tmp = await TemporaryFile.create(path);
+    const tmp = await TemporaryFile.create(path, { durable: options.durable ?? true });
     const w = new WavWriter(path, tmp, format, enc, options.rf64Threshold ?? 0xffffffff);
     await w.start();
     return w;
@@ -173,7 +175,7 @@ export async function createWriter(path: string, options: WriterOptions): Promis
     );
   }
   const { meta, data } = sigmfPair(path);
-  const tmp = await TemporaryFile.create(data);
+  const tmp = await TemporaryFile.create(data, { durable: options.durable ?? true });
   return new SigmfWriter(
     meta,
     data,
@@ -305,7 +307,11 @@ abstract class EncodingWriter implements SampleWriter {
   async #store(bytes: Uint8Array): Promise<void> {
     await Promise.all([this.hash?.update(bytes), this.tmp.writeAll(bytes, this.dataStart + this.dataBytes)]);
     this.dataBytes += bytes.length;
-    if (this.#syncing === undefined && this.dataBytes - this.#syncedBytes >= SYNC_EVERY_BYTES) {
+    if (
+      this.tmp.durable &&
+      this.#syncing === undefined &&
+      this.dataBytes - this.#syncedBytes >= SYNC_EVERY_BYTES
+    ) {
       const upTo = this.dataBytes;
       const sync = this.tmp.handle.datasync().then(() => {
         this.#syncedBytes = upTo;
@@ -441,7 +447,7 @@ class WavWriter extends EncodingWriter {
     if (this.dataBytes % 2 === 1) await this.tmp.writeAll(new Uint8Array(1), this.dataStart + this.dataBytes);
     await this.tmp.writeAll(this.#header(true), 0);
     await this.synced();
-    await this.tmp.close(true);
+    await this.tmp.close();
     await this.tmp.publish();
   }
 }
@@ -490,10 +496,10 @@ class SigmfWriter extends EncodingWriter {
       2,
     );
     await this.synced();
-    await this.tmp.close(true);
-    this.#metaTmp = await TemporaryFile.create(this.#metaPath);
+    await this.tmp.close();
+    this.#metaTmp = await TemporaryFile.create(this.#metaPath, { durable: this.tmp.durable });
     await this.#metaTmp.handle.writeFile(text + '\n', 'utf8');
-    await this.#metaTmp.close(true);
+    await this.#metaTmp.close();
     await this.tmp.publish();
     this.#dataPublished = true;
     await this.#metaTmp.publish();

@@ -2,7 +2,7 @@
 // sample writers (io/temporary.ts): nothing stands under the final name until commit() succeeds.
 
 import { ioError } from '../errors.js';
-import { TemporaryFile } from '../io/temporary.js';
+import { TemporaryFile, type TemporaryOptions } from '../io/temporary.js';
 
 export interface OutputFile {
   readonly path: string;
@@ -11,8 +11,8 @@ export interface OutputFile {
   abort(): Promise<void>;
 }
 
-export async function openOutputFile(path: string): Promise<OutputFile> {
-  const tmp = await TemporaryFile.create(path);
+export async function openOutputFile(path: string, options: TemporaryOptions = {}): Promise<OutputFile> {
+  const tmp = await TemporaryFile.create(path, options);
   let written = 0;
   return {
     path,
@@ -26,7 +26,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
       written += bytes.length;
     },
     async commit() {
-      await tmp.close(true);
+      await tmp.close();
       await tmp.publish();
     },
     abort: () => tmp.discard(),

@@ -37,6 +37,8 @@ export interface FilterOptions {
   applied?: Record<string, unknown>;
   /** Record core:sha512 in a SigMF output (see WriterOptions.checksum). */
   checksum?: boolean;
+  /** Flush the output to the disk before renaming it (default true; WriterOptions.durable). */
+  durable?: boolean;
   blockFrames?: number;
   signal?: AbortSignal;
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
@@ -89,6 +91,7 @@ export async function filterSource(
     ...(info.sigmf ? { sigmf: info.sigmf } : {}),
     applied: options.applied ?? { filter: { numtaps: taps.length, causal: !!options.causal } },
     ...(options.checksum ? { checksum: true } : {}),
+    ...(options.durable === false ? { durable: false } : {}),
   });
   let drop = delay * vpf; // values of leading output to discard (delay compensation)
   let done = 0;
