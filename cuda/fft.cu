@@ -588,9 +588,9 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
     std::vector<long long> cur;
     std::function<void(long long, int)> rec = [&](long long rest, int left) {
       if (left == 1) {
-        // 2048 × 2048 (2^22) measured slower than three passes (64 × 256 × 256): its strided pass moves 4
-        // columns of 2048 per block
-        if (k == 2 && rest >= 2048 && cur[0] >= 2048 && fftTuning().factorMax == 2048) return;
+        // Two factors of 2048 or more only for powers of two (2^22 as 2048 × 2048, measured faster than three
+        // passes on the H100 and the H200); other sizes of that kind are unmeasured and keep three passes.
+        if (k == 2 && !isPow2(n) && rest >= 2048 && cur[0] >= 2048 && fftTuning().factorMax == 2048) return;
         if (rest > 1 && passable(gpu, rest)) {
           cur.push_back(rest);
           if (best.empty() || score(cur) < score(best)) best = cur;
