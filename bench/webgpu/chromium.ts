@@ -8,9 +8,10 @@
 //   npx tsx bench/webgpu/chromium.ts [--chromium /usr/lib/chromium/chromium-headless-shell]
 //       [--gpu nvidia|swiftshader] [--backends cuda,dawn,chromium] [--samples 16777216] [--json out.json]
 //
-// --gpu nvidia passes what Linux Chromium needs to run WebGPU on the GPU headless (Vulkan on, the blocklist
-// off) and the switches the desktop app's Dawn runs with (no timestamp quantization, no workgroup
-// zero-fill), as bench/live-gpu does for WebGL; --gpu swiftshader (the default here) only shows the path.
+// --gpu nvidia passes the desktop app's switches for its WebGPU window (electron/main/gpu-window.ts: WebGPU,
+// Vulkan, exact timestamps, no workgroup zero-fill) and what headless Chromium needs to run on the GPU (the
+// blocklist off, ANGLE on Vulkan), as bench/live-gpu does for WebGL; --gpu swiftshader (the default here)
+// only shows the path.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -19,6 +20,7 @@ import { createCudaBackend } from '../../electron/engine/backends/cuda/index.js'
 import { connectWebGpuBridge } from '../../electron/engine/backends/webgpu/bridge/client.js';
 import { createWebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
 import { runDeviceBench, type BenchOp, type DeviceBenchRow } from '../../electron/engine/pipeline/bench.js';
+import { webGpuSwitches } from '../../electron/main/gpu-window.js';
 import { serveBridgePage } from '../../test/webgpu/bridge-bundle.js';
 
 const { values } = parseArgs({
@@ -41,33 +43,14 @@ const COMMON = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const DEV = [
-  '--enable-webgpu-developer-features', // timestamps to the nanosecond, not 100 µs
-  '--enable-dawn-features=disable_workgroup_init',
-  '--disable-dawn-features=timestamp_quantization',
-];
-// Switch sets tried in turn until one gives a hardware adapter (headless Chromium's GPU process may start
-// on SwiftShader unless told otherwise).
+// The desktop app's switches for its WebGPU window (Linux), then what headless Chromium needs to put its GPU
+// process on the GPU; switch sets tried in turn until one gives a hardware adapter.
+const APP = webGpuSwitches('linux').map(([name, value]) => (value ? `--${name}=${value}` : `--${name}`));
 const GPU_ARGS: Record<string, string[][]> = {
   nvidia: [
-    [
-      '--enable-unsafe-webgpu',
-      '--enable-features=Vulkan',
-      '--ignore-gpu-blocklist',
-      '--use-angle=vulkan',
-      '--disable-vulkan-surface',
-      ...DEV,
-    ],
-    [
-      '--enable-unsafe-webgpu',
-      '--enable-features=Vulkan,VulkanFromANGLE',
-      '--ignore-gpu-blocklist',
-      '--use-vulkan=native',
-      '--use-gl=angle',
-      '--use-angle=vulkan',
-      ...DEV,
-    ],
-    ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--ignore-gpu-blocklist', ...DEV],
+    [...APP, '--ignore-gpu-blocklist', '--use-angle=vulkan', '--disable-vulkan-surface'],
+    [...APP, '--ignore-gpu-blocklist', '--use-vulkan=native', '--use-gl=angle', '--use-angle=vulkan'],
+    [...APP, '--ignore-gpu-blocklist'],
   ],
   swiftshader: [['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']],
 };

@@ -7,10 +7,19 @@
 
 import type { EngineRequest, HostMessage } from '../engine-host/messages.js';
 
-/** Chromium switches the WebGPU window needs on this platform (app.commandLine.appendSwitch each). */
+/** Chromium switches the WebGPU window needs on this platform (app.commandLine.appendSwitch each): WebGPU
+ * (and Vulkan on Linux); GPU timestamps to the nanosecond for the Benchmark view's device rows (Chromium
+ * rounds them to 100 µs otherwise); no zero-fill of workgroup memory, which our kernels always write before
+ * they read (15 % of a four-step FFT). The same as Dawn's in Node (webgpu/device.ts dawnFlags), and what
+ * bench/webgpu/chromium.ts measured. */
 export function webGpuSwitches(platform: string): Array<[name: string, value?: string]> {
   const switches: Array<[string, string?]> = [['enable-unsafe-webgpu']];
   if (platform === 'linux') switches.push(['enable-features', 'Vulkan']);
+  switches.push(
+    ['enable-webgpu-developer-features'],
+    ['enable-dawn-features', 'disable_workgroup_init'],
+    ['disable-dawn-features', 'timestamp_quantization'],
+  );
   return switches;
 }
 

@@ -231,11 +231,15 @@ describe('electron-vite build', () => {
     // Quitting waits for the engine host to close its connections and exit by itself.
     expect(res.quit).toEqual({ prevented: true, quits: 1, hostExit: 0 });
     // Software WebGL is allowed where no GPU is usable, so the waterfall shows everywhere.
-    // WebGPU for the engine's hidden window: Linux Chromium needs Vulkan switched on as well.
+    // WebGPU for the engine's hidden window: Linux Chromium needs Vulkan switched on as well; exact
+    // timestamps and no workgroup zero-fill, as Dawn in Node.
     expect(res.switches).toEqual([
       'enable-unsafe-swiftshader',
       'enable-unsafe-webgpu',
       ...(process.platform === 'linux' ? ['enable-features=Vulkan'] : []),
+      'enable-webgpu-developer-features',
+      'enable-dawn-features=disable_workgroup_init',
+      'disable-dawn-features=timestamp_quantization',
     ]);
   });
 });

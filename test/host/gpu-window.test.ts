@@ -48,9 +48,18 @@ function fakeWindow(log: string[]): GpuWindowLike<Port> {
 }
 
 describe('the WebGPU window and the engine host’s ports to it', () => {
-  it('switches on WebGPU, and Vulkan on Linux', () => {
-    expect(webGpuSwitches('linux')).toEqual([['enable-unsafe-webgpu'], ['enable-features', 'Vulkan']]);
-    expect(webGpuSwitches('win32')).toEqual([['enable-unsafe-webgpu']]);
+  it('switches on WebGPU, Vulkan on Linux, exact timestamps and no workgroup zero-fill', () => {
+    const common = [
+      ['enable-webgpu-developer-features'],
+      ['enable-dawn-features', 'disable_workgroup_init'],
+      ['disable-dawn-features', 'timestamp_quantization'],
+    ];
+    expect(webGpuSwitches('linux')).toEqual([
+      ['enable-unsafe-webgpu'],
+      ['enable-features', 'Vulkan'],
+      ...common,
+    ]);
+    expect(webGpuSwitches('win32')).toEqual([['enable-unsafe-webgpu'], ...common]);
   });
 
   it('gives the host a port per backend, one end to the window, and the host computes through it', async () => {
