@@ -7,8 +7,8 @@
 //
 // Calls run one at a time (in order). Host arrays go up through mapped staging buffers (HostUploads) and
 // come back through MAP_READ buffers; batches run in pieces of whole transforms (the context's pieceBytes,
-// two in flight), so buffers stay far below the adapter's limits. A lost device or a GPU error marks the backend failed
-// (BackendFailedError, sticky): the failover moves the work to the next backend.
+// two in flight), so buffers stay far below the adapter's limits. A lost device or a GPU error marks the
+// backend failed (BackendFailedError, sticky): the failover moves the work to the next backend.
 
 import { InvalidArgumentError, PhasorError } from '../../errors.js';
 import type {

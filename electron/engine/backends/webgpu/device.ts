@@ -196,7 +196,7 @@ export class WebGpuContext {
   readonly subgroups: boolean;
   readonly name: string;
   readonly details: Record<string, string | number>;
-  /** Bytes of a piece of a batch call (the backend's PIECE_BYTES unless the opener says otherwise). */
+  /** Bytes of a piece of a batch call: PIECE_BYTES unless the opener says otherwise (BROWSER_PIECE_BYTES). */
   readonly pieceBytes: number;
   private failure: BackendFailedError | undefined;
   private destroyed = false;
