@@ -33,6 +33,16 @@ export default defineConfig({
           'mic-worker': resolve(root, 'electron/engine/sources/mic-worker.ts'),
         },
         external: ['audify'],
+        // The registry imports the GPU backends when it first needs them: each in a chunk of its own, so
+        // that importing one never runs another entry's code (the engine host's start-up).
+        output: {
+          codeSplitting: {
+            groups: [
+              { name: 'backend-cuda', test: /engine[\\/]backends[\\/]cuda[\\/]/ },
+              { name: 'backend-webgpu', test: /engine[\\/]backends[\\/]webgpu[\\/]/ },
+            ],
+          },
+        },
       },
     },
   },

@@ -117,6 +117,18 @@ Probe probe(int device) {
 
 __global__ void kFault(float* p) { p[threadIdx.x] = 1.0f; }
 
+void warm(int device) {
+#ifndef PHASOR_EMU
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) return;
+  dlclose(lib);
+#endif
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && device >= 0 && device < count && cudaSetDevice(device) == cudaSuccess)
+    (void)cudaFree(nullptr);  // creates the primary context, which every later call of the process shares
+  (void)cudaGetLastError();
+}
+
 void injectFault(Gpu& gpu) {
 #ifdef PHASOR_EMU
   (void)gpu;

@@ -18,6 +18,9 @@ struct Probe {
 
 /** Never throws. Checks the driver library, the driver's CUDA version and the devices. */
 Probe probe(int device = 0);
+/** Never throws. Starts the driver and the device's primary context (the first CUDA call's cost), ignoring
+ * failures: probe() reports them. */
+void warm(int device = 0);
 /** The NVIDIA driver version ("580.159.04") through NVML, or "" when NVML is absent. */
 std::string driverVersion();
 /** Launches a kernel that writes to an invalid address and waits: throws a sticky CudaError. */

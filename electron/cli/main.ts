@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { formatError, PhasorError } from '../engine/errors.js';
-import { removePendingTemporaries } from '../engine/io/index.js';
-import { interrupt } from './util.js';
+import { removePendingTemporaries } from '../engine/io/temporary.js';
+import { interrupt } from './interrupt.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -26,6 +26,21 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['serve', async () => (await import('./commands/serve.js')).registerServe],
   ['monitor', async () => (await import('./commands/monitor.js')).registerMonitor],
 ];
+
+/** The commands that open a compute backend for a file job. */
+const BACKEND_JOBS = new Set(['peaks', 'spectrogram', 'filter', 'correlate']);
+
+/** Whether a job's arguments leave CUDA as the backend it may run on (--backend auto or cuda, not
+ * --precision double). A wrong guess costs nothing but an idle context. */
+function mayRunOnCuda(argv: string[]): boolean {
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    if (i >= 0) return argv[i + 1];
+    return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const backend = value('--backend') ?? 'auto';
+  return (backend === 'auto' || backend === 'cuda') && value('--precision') !== 'double';
+}
 
 function cleanup(): void {
   removePendingTemporaries();
@@ -55,6 +70,11 @@ export async function main(argv: string[]): Promise<number> {
   // The command is the first word that is not an option (the global options take no value).
   const named = argv.find((a) => !a.startsWith('-'));
   const only = COMMANDS.find(([name]) => name === named);
+  // The CUDA driver and context take 0.1–0.3 s to start: begun now on a native thread, they are ready
+  // (or nearly) by the time the command's modules are loaded and its input is open.
+  if (named && BACKEND_JOBS.has(named) && mayRunOnCuda(argv)) {
+    (await import('../engine/backends/cuda/addon.js')).warmCuda();
+  }
   for (const [, load] of only ? [only] : COMMANDS) (await load())(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
 

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { backendNames } from '../engine/backends/registry.js';
-import { cpuPrecisions } from '../engine/backends/cpu/index.js';
+import { cpuPrecisions } from '../engine/backends/cpu/precision.js';
 import { parseHz } from './util.js';
 
 /** --format/--rate/--center/--iq for raw and I/Q files, --backend, --json. */

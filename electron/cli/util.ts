@@ -4,7 +4,7 @@ import { InvalidArgumentError, type PhasorWarning } from '../engine/errors.js';
 import { openSource } from '../engine/io/index.js';
 import type { SampleSource } from '../engine/sources/source.js';
 import { openBackend } from '../engine/backends/registry.js';
-import type { CpuPrecision } from '../engine/backends/cpu/index.js';
+import type { CpuPrecision } from '../engine/backends/cpu/precision.js';
 import type { Backend } from '../engine/backends/backend.js';
 
 /** Options every file command accepts. */
@@ -95,8 +95,7 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
-/** Aborted by Ctrl-C; a second Ctrl-C exits at once (temporary files are removed on exit). */
-export const interrupt = new AbortController();
+export { interrupt } from './interrupt.js';
 
 /** A progress bar on stderr, drawn only when stderr is a terminal. */
 export class Progress {

@@ -4,6 +4,7 @@
 //
 //   const a = require('phasor_cuda.node');
 //   a.probe()                              → { available, reason? | device, details }
+//   a.warm(device?)                        → Promise<void>: the driver and context started in the background
 //   const ctx = new a.Context(); await ctx.init(0);
 //   await ctx.fft(input, n, inverse, out)  // input: Float32Array | DeviceBuffer; out: Float32Array
 //   const sp = new a.Spectrogram(ctx, cfg); await sp.push(input, offset, scale, skip, count, keepFrom, rows, avg, peak)
@@ -678,6 +679,31 @@ static Napi::Value Probe(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// warm(device) → Promise<void>: ph::warm on a thread of libuv's pool, so the JavaScript thread goes on
+// loading the job while the driver and the context start. The pending work keeps the process alive until
+// it ends: the process never exits with a thread inside the driver's start-up.
+class WarmWorker : public Napi::AsyncWorker {
+ public:
+  WarmWorker(Napi::Env env, int device)
+      : Napi::AsyncWorker(env, "phasor-cuda-warm"), device_(device), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override { ph::warm(device_); }
+  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+
+ private:
+  int device_;
+  Napi::Promise::Deferred deferred_;
+};
+
+static Napi::Value Warm(const Napi::CallbackInfo& info) {
+  auto* w = new WarmWorker(info.Env(), info.Length() > 0 ? (int)num(info[0]) : 0);
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(new EnvData());
   DeviceBuffer::Init(env, exports);
@@ -686,6 +712,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Fir::Init(env, exports);
   Correlator::Init(env, exports);
   exports.Set("probe", Napi::Function::New(env, Probe));
+  exports.Set("warm", Napi::Function::New(env, Warm));
   exports.Set("tuningKnobs", Napi::Function::New(env, TuningKnobs));
   Napi::Object b = Napi::Object::New(env);
   b.Set("archs", ph::buildArchs());

@@ -6,8 +6,12 @@ import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } fr
 import type { Availability, Backend, BackendName, BackendProvider } from './backend.js';
 import { FailoverBackend } from './failover.js';
 import { createCpuBackend, type CpuPrecision } from './cpu/index.js';
-import { createCudaBackend, probeCuda } from './cuda/index.js';
-import { createWebGpuBackend, probeWebGpu } from './webgpu/index.js';
+
+// The GPU backends' modules load when they are first probed or created: a job on one backend does not pay
+// for loading the other (the WebGPU backend's shaders and planner) at start-up. The CPU backend, every
+// chain's last resort, loads with the registry. (electron.vite.config.ts gives each a chunk of its own.)
+const cudaModule = () => import('./cuda/index.js');
+const webGpuModule = () => import('./webgpu/index.js');
 
 export type { Availability, BackendProvider } from './backend.js';
 
@@ -21,9 +25,17 @@ const notBuilt = (name: BackendName, why: string): BackendProvider => ({
 
 /** Every backend Phasor knows, best first: the order `auto` tries them in. */
 export const providers: readonly BackendProvider[] = [
-  { name: 'cuda', probe: () => probeCuda(), create: () => createCudaBackend() },
+  {
+    name: 'cuda',
+    probe: async () => (await cudaModule()).probeCuda(),
+    create: async () => (await cudaModule()).createCudaBackend(),
+  },
   // Dawn (the webgpu package) loads only when probed: hosts that must not load it exclude it.
-  { name: 'webgpu', probe: () => probeWebGpu(), create: () => createWebGpuBackend() },
+  {
+    name: 'webgpu',
+    probe: async () => (await webGpuModule()).probeWebGpu(),
+    create: async () => (await webGpuModule()).createWebGpuBackend(),
+  },
   {
     name: 'cpu',
     probe: async () => ({ available: true, device: cpuDeviceName() }),

@@ -24,6 +24,6 @@ export {
   type Quantization,
   type U8Convention,
 } from './encoding.js';
-export { parseSigmfMeta, sigmfPair, SIGMF_VERSION, type SigmfDescription } from './sigmf.js';
+export { sigmfPair, SIGMF_VERSION, type SigmfDescription } from './sigmf.js';
 export { FileSampleSource } from './reader.js';
 export { DEFAULT_BLOCK_FRAMES, resolveRange, type ReadRange } from './range.js';

@@ -13,9 +13,12 @@ import {
 } from './encoding.js';
 import { openRegularFile, readAt, wrapOsError, type OpenedFile } from './file.js';
 import { FileSampleSource } from './reader.js';
-import { MAX_META_BYTES, parseSigmfMeta, sigmfPair, type SigmfDescription } from './sigmf.js';
+import { MAX_META_BYTES, sigmfPair, type SigmfDescription } from './sigmf.js';
 import { listTar } from './tar.js';
 import { parseWav, truncationMessage } from './wav.js';
+
+/** The SigMF metadata parser (and its schema library), loaded with the first SigMF recording opened. */
+const sigmfMeta = () => import('./sigmf-meta.js');
 
 const WAV_EXTENSIONS = new Set(['.wav', '.wave', '.rf64', '.bw64']);
 const RAW_NAMED_EXTENSIONS = new Set(['.cu8', '.cs8', '.cs16', '.cf32', '.cfile']);
@@ -264,7 +267,7 @@ async function openSigmfPair(path: string, options: OpenOptions): Promise<Sample
   } finally {
     await m.handle.close().catch(() => undefined);
   }
-  const desc = parseSigmfMeta(text, meta, options.rate);
+  const desc = (await sigmfMeta()).parseSigmfMeta(text, meta, options.rate);
   let d: OpenedFile;
   try {
     d = await openRegularFile(data);
@@ -309,6 +312,6 @@ async function openSigmfArchive(path: string, f: OpenedFile, options: OpenOption
   if (metaBytes.length < metaMember.size) {
     throw new CorruptFileError(path, `the archive ends inside ${metaMember.name}`);
   }
-  const desc = parseSigmfMeta(new TextDecoder().decode(metaBytes), path, options.rate);
+  const desc = (await sigmfMeta()).parseSigmfMeta(new TextDecoder().decode(metaBytes), path, options.rate);
   return sigmfFound(desc, path, f, dataMember.offset, dataMember.size);
 }

@@ -37,6 +37,7 @@ import type { Job } from './jobs.js';
 import { WorkerPool, defaultWorkerSpec } from './pool.js';
 import { CpuSpectrogram } from './spectrogram.js';
 import { simdKernels, simdUnavailableReason } from './simd.js';
+import { cpuPrecisions, type CpuPrecision } from './precision.js';
 
 export interface CpuBackendOptions {
   /** Worker threads for large jobs; default os.availableParallelism(). 0 = compute on the calling thread. */
@@ -49,8 +50,7 @@ export interface CpuBackendOptions {
   precision?: CpuPrecision;
 }
 
-export type CpuPrecision = 'single' | 'double';
-export const cpuPrecisions: readonly CpuPrecision[] = ['single', 'double'];
+export { cpuPrecisions, type CpuPrecision } from './precision.js';
 
 class CpuBackend implements Backend {
   readonly name = 'cpu' as const;

@@ -123,6 +123,9 @@ export interface NativeTuningKnob {
 
 export interface NativeAddon {
   probe(device?: number): NativeProbe;
+  /** Starts the driver and the device's context on a thread of its own; resolves when done (never rejects:
+   * a failure shows in the probe). Builds before it lack it. */
+  warm?(device?: number): Promise<void>;
   /** The tuning knobs with their defaults and meanings, in cuda/tuning.def's order. */
   tuningKnobs(): NativeTuningKnob[];
   /** bench: phasor_cuda_bench.node (node native/build.mjs --bench), whose benchmark() takes bench/cuda's operations too. */
@@ -195,4 +198,20 @@ export function loadAddon(): AddonLoad {
     };
   }
   return cached;
+}
+
+/**
+ * Starts the CUDA driver and the device's primary context in the background (what the first CUDA call of a
+ * process pays: 0.1–0.3 s, measured in docs/PERFORMANCE.md), so that a backend opened a little later finds
+ * them ready. For hosts that know early that a job may run on CUDA. Never throws; false without the addon.
+ */
+export function warmCuda(device = 0): boolean {
+  const { addon } = loadAddon();
+  if (!addon?.warm) return false;
+  try {
+    addon.warm(device).catch(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
 }
