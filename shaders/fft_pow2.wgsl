@@ -248,39 +248,31 @@ fn inRounds(x: C8, at: U8, tid: u32) -> C8 {
     putIn(at[6] - lo, x[6]);
     putIn(at[7] - lo, x[7]);
     workgroupBarrier();
-    // register k (position tid + k·TL) lies at tid + (k % KR)·TL of its round
-    if (0u / KR == q) {
-      y[0] = buf[tid];
-    }
-    if (1u / KR == q) {
-      y[1] = buf[tid + (1u % KR) * TL];
-    }
-    if (2u / KR == q) {
-      y[2] = buf[tid + (2u % KR) * TL];
-    }
-    if (3u / KR == q) {
-      y[3] = buf[tid + (3u % KR) * TL];
-    }
-    if (4u / KR == q) {
-      y[4] = buf[tid + (4u % KR) * TL];
-    }
-    if (5u / KR == q) {
-      y[5] = buf[tid + (5u % KR) * TL];
-    }
-    if (6u / KR == q) {
-      y[6] = buf[tid + (6u % KR) * TL];
-    }
-    if (7u / KR == q) {
-      y[7] = buf[tid + (7u % KR) * TL];
-    }
+    y[0] = takeIn(y[0], 0u, q, tid);
+    y[1] = takeIn(y[1], 1u, q, tid);
+    y[2] = takeIn(y[2], 2u, q, tid);
+    y[3] = takeIn(y[3], 3u, q, tid);
+    y[4] = takeIn(y[4], 4u, q, tid);
+    y[5] = takeIn(y[5], 5u, q, tid);
+    y[6] = takeIn(y[6], 6u, q, tid);
+    y[7] = takeIn(y[7], 7u, q, tid);
   }
   return y;
 }
 
+// Stores v at position lo + i when it lies in the round.
 fn putIn(i: u32, v: vec2<f32>) {
   if (i < SPAN) {
     buf[i] = v;
   }
+}
+
+// Register k (position tid + k·TL) is read in round k / KR, at tid + (k % KR)·TL of it; else y stays.
+fn takeIn(y: vec2<f32>, k: u32, q: u32, tid: u32) -> vec2<f32> {
+  if (k / KR == q) {
+    return buf[tid + (k % KR) * TL];
+  }
+  return y;
 }
 
 // Transforms of fewer than 8 points (E = L = FIRST, one thread each), registers in a loop.
