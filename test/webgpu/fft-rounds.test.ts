@@ -46,7 +46,7 @@ describe.skipIf(!b)('webgpu fft: one pass in rounds', () => {
   const planners = new Map<number, WebGpuFft>();
   const planner = (storagePoints: number) => {
     let f = planners.get(storagePoints);
-    if (!f) planners.set(storagePoints, (f = new WebGpuFft(b!.ctx, { storagePoints })));
+    if (!f) planners.set(storagePoints, (f = new WebGpuFft(b!.ctx, { storagePoints, rounds: true })));
     return f;
   };
 

@@ -98,12 +98,17 @@ function isPow2(n: number): boolean {
   return n > 0 && (n & (n - 1)) === 0;
 }
 
+/** Whether a planner runs the sizes between onePassMax and roundsMax in one pass in rounds (else as a
+ * four-step) unless its options say otherwise: the one switch to flip if the four-step times better
+ * (bench/webgpu/fft.ts --compare-rounds times both). */
+export const ROUNDS_BY_DEFAULT = true;
+
 export interface WebGpuFftOptions {
   /** Complex points of workgroup memory the power-of-two kernels may use, when below the adapter's: a
    * test hook, so an adapter with few invocations (SwiftShader's 256) plans sizes in rounds too. */
   storagePoints?: number;
-  /** Powers of two above onePassMax up to roundsMax in one pass in rounds (true, the default), or as a
-   * four-step (false). useRounds changes it later. */
+  /** Powers of two above onePassMax up to roundsMax in one pass in rounds (true), or as a four-step
+   * (false); ROUNDS_BY_DEFAULT when absent. useRounds changes it later. */
   rounds?: boolean;
 }
 
@@ -140,7 +145,7 @@ export class WebGpuFft {
       throw new InvalidArgumentError(`fft: storagePoints must be an integer ≥ 64 (got ${given})`);
     }
     this.storagePoints = Math.min(Math.floor(ctx.limits.workgroupStorage / 8), given ?? Infinity);
-    this.rounds = options.rounds ?? true;
+    this.rounds = options.rounds ?? ROUNDS_BY_DEFAULT;
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
     const threads = this.maxThreads;
     let span = 1;
