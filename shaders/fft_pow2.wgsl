@@ -260,7 +260,7 @@ fn inRounds(x: C8, at: U8, tid: u32) -> C8 {
   return y;
 }
 
-// Stores v at position lo + i when it lies in the round.
+// Stores v at index i of the round (its position less the round's start) when that lies in the round.
 fn putIn(i: u32, v: vec2<f32>) {
   if (i < SPAN) {
     buf[i] = v;
@@ -303,6 +303,7 @@ fn small(lid: u32, first: u32) {
 
 // The first stage and the radix-8 stages on one sequence: register k holds element tid + k·TL before
 // and after; `row` is the sequence's place in workgroup memory. Every thread of the workgroup calls it.
+// With ROUNDS > 1 (row 0) each exchange goes through inRounds.
 fn stages(xin: C8, row: u32, tid: u32) -> C8 {
   var x = firstStage(xin);
   if (STAGES > 0u && ROUNDS > 1u) {

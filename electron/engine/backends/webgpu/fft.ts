@@ -12,8 +12,8 @@
 // one pass, the points in registers and each exchange between stages through workgroup memory in rounds
 // of what fits (8192 as 2 rounds of 4096), so global memory is read and written once; larger powers of
 // two up to onePassMax² (and those sizes too with `rounds: false`) as a four-step FFT of two passes of the
-// same kernel (strided columns with the twiddles folded into their
-// stores, then contiguous rows stored transposed); every other n by Bluestein (shaders/bluestein.wgsl)
+// same kernel (strided columns with the twiddles folded into their stores, then contiguous rows stored
+// transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
