@@ -17,6 +17,15 @@
 // workgroup memory. With OUTER, each output is multiplied by the four-step twiddle W_N^((t % period)·i)
 // before the store. Twiddles come from float64-computed tables.
 //
+// Rounds (ROUNDS > 1, entry `main` only, one sequence a workgroup, direct loads and stores): a size whose
+// points do not all fit workgroup memory at once (8192 points = 64 KiB against 48 KiB) still runs in one
+// pass, its points in registers (L/8 threads, 8 each), so global memory is read once and written once
+// (a four-step reads and writes every point twice). Each exchange between stages then goes through
+// workgroup memory in ROUNDS rounds of SPAN = L/ROUNDS points: round q moves the points of positions
+// [q·SPAN, (q+1)·SPAN): every thread writes those of its outputs that land there, barrier, every thread
+// reads those of its inputs that lie there (registers k of [q·8/ROUNDS, (q+1)·8/ROUNDS)), barrier. Two
+// barriers a round instead of two an exchange; the arithmetic and twiddles are the one-round kernel's.
+//
 // The lines marked //! are replaced by the planner (electron/engine/backends/webgpu/shaders.ts): one
 // source, one pipeline per size and direction. The values below make the file valid WGSL on its own.
 
@@ -31,13 +40,17 @@ const SIGN: f32 = -1.0; //! exponent sign: −1 forward, +1 inverse
 const OUTER: bool = false; //! multiply by the four-step twiddles before the store
 const LOAD_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the source (strided columns)
 const STORE_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the destination (transposed)
+const ROUNDS: u32 = 1u; //! rounds of an exchange through workgroup memory: 1, or 2, 4, 8 (see above)
 
 const TL: u32 = L / E; // threads of one transform
 const T: u32 = COLS * TL; // threads of the workgroup
 const REG_COLS_FAST: bool = LOAD_COLS_FAST && STORE_COLS_FAST;
 const SQRT_HALF: f32 = 0.70710678118654752;
+const SPAN: u32 = L / ROUNDS; // points one round of an exchange holds
+const KR: u32 = 8u / ROUNDS; // registers a thread reads a round
 
 alias C8 = array<vec2<f32>, 8>;
+alias U8 = array<u32, 8>;
 
 struct Params {
   count: u32, // transforms in this dispatch
@@ -63,7 +76,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> outer: array<vec2<f32>>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-var<workgroup> buf: array<vec2<f32>, COLS * PITCH>;
+var<workgroup> buf: array<vec2<f32>, COLS * PITCH / ROUNDS>;
 
 fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -216,6 +229,52 @@ fn twiddle8(a: C8, step: u32) -> C8 {
     cmul(a[6], cmul(w2, w4)), cmul(a[7], cmul(w3, w4)));
 }
 
+// ROUNDS > 1: a thread's registers x[r] to positions at[r] of the sequence, and back the points at
+// tid + k·TL, in rounds of SPAN points (see the top of the file). The caller has passed a barrier since
+// workgroup memory was last read. A position below the round's start wraps to ≥ SPAN and is skipped.
+fn inRounds(x: C8, at: U8, tid: u32) -> C8 {
+  var y: C8;
+  for (var q = 0u; q < ROUNDS; q++) {
+    let lo = q * SPAN;
+    if (q > 0u) {
+      workgroupBarrier();
+    }
+    putIn(at[0] - lo, x[0]);
+    putIn(at[1] - lo, x[1]);
+    putIn(at[2] - lo, x[2]);
+    putIn(at[3] - lo, x[3]);
+    putIn(at[4] - lo, x[4]);
+    putIn(at[5] - lo, x[5]);
+    putIn(at[6] - lo, x[6]);
+    putIn(at[7] - lo, x[7]);
+    workgroupBarrier();
+    y[0] = takeIn(y[0], 0u, q, tid);
+    y[1] = takeIn(y[1], 1u, q, tid);
+    y[2] = takeIn(y[2], 2u, q, tid);
+    y[3] = takeIn(y[3], 3u, q, tid);
+    y[4] = takeIn(y[4], 4u, q, tid);
+    y[5] = takeIn(y[5], 5u, q, tid);
+    y[6] = takeIn(y[6], 6u, q, tid);
+    y[7] = takeIn(y[7], 7u, q, tid);
+  }
+  return y;
+}
+
+// Stores v at index i of the round (its position less the round's start) when that lies in the round.
+fn putIn(i: u32, v: vec2<f32>) {
+  if (i < SPAN) {
+    buf[i] = v;
+  }
+}
+
+// Register k (position tid + k·TL) is read in round k / KR, at tid + (k % KR)·TL of it; else y stays.
+fn takeIn(y: vec2<f32>, k: u32, q: u32, tid: u32) -> vec2<f32> {
+  if (k / KR == q) {
+    return buf[tid + (k % KR) * TL];
+  }
+  return y;
+}
+
 // Transforms of fewer than 8 points (E = L = FIRST, one thread each), registers in a loop.
 fn small(lid: u32, first: u32) {
   let t = first + lid;
@@ -244,9 +303,13 @@ fn small(lid: u32, first: u32) {
 
 // The first stage and the radix-8 stages on one sequence: register k holds element tid + k·TL before
 // and after; `row` is the sequence's place in workgroup memory. Every thread of the workgroup calls it.
+// With ROUNDS > 1 (row 0) each exchange goes through inRounds.
 fn stages(xin: C8, row: u32, tid: u32) -> C8 {
   var x = firstStage(xin);
-  if (STAGES > 0u) {
+  if (STAGES > 0u && ROUNDS > 1u) {
+    x = inRounds(x, U8(firstPlace(tid, 0u), firstPlace(tid, 1u), firstPlace(tid, 2u), firstPlace(tid, 3u),
+      firstPlace(tid, 4u), firstPlace(tid, 5u), firstPlace(tid, 6u), firstPlace(tid, 7u)), tid);
+  } else if (STAGES > 0u) {
     buf[row + firstPlace(tid, 0u)] = x[0];
     buf[row + firstPlace(tid, 1u)] = x[1];
     buf[row + firstPlace(tid, 2u)] = x[2];
@@ -267,9 +330,16 @@ fn stages(xin: C8, row: u32, tid: u32) -> C8 {
     x = dft8(twiddle8(x, k << (LOG2L - lns - 3u)));
     if (s + 1u < STAGES) {
       workgroupBarrier();
-      put8(row + ((tid >> lns) << (lns + 3u)) + k, 1u << lns, x);
-      workgroupBarrier();
-      x = get8(row + tid, TL);
+      let o = row + ((tid >> lns) << (lns + 3u)) + k;
+      let ns = 1u << lns;
+      if (ROUNDS > 1u) {
+        x = inRounds(x, U8(o, o + ns, o + 2u * ns, o + 3u * ns, o + 4u * ns, o + 5u * ns, o + 6u * ns,
+          o + 7u * ns), tid);
+      } else {
+        put8(o, ns, x);
+        workgroupBarrier();
+        x = get8(row + tid, TL);
+      }
     }
     lns += 3u;
   }

@@ -3,10 +3,14 @@
 // already on the device) and whole calls from host arrays and back.
 // Prints medians and Gsamples/s, one row per size, with the plan each size took (one pass or four-step
 // of the power-of-two kernel, mixed radix in one pass or four-step, Bluestein).
+// --compare-rounds times, for each power of two above the one-pass limit that one pass can do in rounds
+// (8192 on a 48 KiB, 1024-invocation adapter; from --sizes, or all of them when --sizes names none), both
+// plans side by side on the same data: one pass in rounds and the four-step (medians of kernel time).
 //
 //   npx tsx bench/webgpu/fft.ts [--sizes 64,256,1024,4096,65536,1048576] [--points 16777216] [--reps 20]
 //   npx tsx bench/webgpu/fft.ts --sizes 100,360,1000,3000,4800,44100,48000,96000     (mixed radix)
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx bench/webgpu/fft.ts --points 262144 --reps 3
+//   npx tsx bench/webgpu/fft.ts --compare-rounds [--reps 30]   (the rounds path against the four-step)
 //
 // batch = points / n (at least 1). On SwiftShader the numbers only show that the path works.
 import { parseArgs } from 'node:util';
@@ -14,13 +18,16 @@ import { createWebGpuBackend, type WebGpuBackend } from '../../electron/engine/b
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: 'string', default: '64,256,1024,4096,16384,65536,1048576,1000,3000,48000' },
+    sizes: { type: 'string' },
     points: { type: 'string', default: String(1 << 24) },
     reps: { type: 'string', default: '20' },
     inverse: { type: 'boolean', default: false },
+    'compare-rounds': { type: 'boolean', default: false },
   },
 });
-const sizes = values.sizes.split(',').map(Number);
+const sizes = (values.sizes ?? '64,256,1024,4096,8192,16384,65536,1048576,1000,3000,48000')
+  .split(',')
+  .map(Number);
 const points = Number(values.points);
 const reps = Math.max(1, Number(values.reps));
 
@@ -43,32 +50,86 @@ async function wholeCalls(b: WebGpuBackend, n: number, batch: number, inverse: b
   return times;
 }
 
+/** --compare-rounds: each size of the rounds path timed with it and with the four-step, same data. */
+async function compareRounds(b: WebGpuBackend): Promise<void> {
+  const planner = b.fftPlanner;
+  const { onePassMax, roundsMax } = planner;
+  if (roundsMax === onePassMax) {
+    console.log(`no size runs in rounds here: one pass reaches ${onePassMax}, bounded by the invocations`);
+    return;
+  }
+  const covered = (n: number) => n > onePassMax && n <= roundsMax && (n & (n - 1)) === 0;
+  const list = values.sizes === undefined ? [] : sizes.filter(covered);
+  if (list.length === 0) {
+    for (let n = 2 * onePassMax; n <= roundsMax; n *= 2) list.push(n);
+  }
+  const op = values.inverse ? 'ifft' : 'fft';
+  console.log(
+    `one pass in rounds against the four-step, batched ${values.inverse ? 'inverse' : 'forward'} C2C, ` +
+      `${points} points a call, kernel ms median of ${reps}`,
+  );
+  console.log(
+    ['n', 'batch', 'rounds plan', 'ms', 'error', 'four-step plan', 'ms', 'error', 'four-step/rounds'].join(
+      '\t',
+    ),
+  );
+  for (const n of list) {
+    const batch = Math.max(1, Math.floor(points / n));
+    const row: (string | number)[] = [n];
+    const ms: number[] = [];
+    for (const on of [true, false]) {
+      planner.useRounds(on);
+      const plan = planner.plan(n).describe();
+      if (b.benchmark) {
+        const t = await b.benchmark(op, n, batch, false, { reps, endToEnd: false });
+        if (on) row.push(t.batch);
+        row.push(plan, t.kernelMs.toFixed(3), t.relError.toExponential(2));
+        ms.push(t.kernelMs);
+      } else {
+        const call = median(await wholeCalls(b, n, batch, values.inverse));
+        if (on) row.push(batch);
+        row.push(plan, `${call.toFixed(3)} (whole call)`, '');
+        ms.push(call);
+      }
+    }
+    planner.useRounds(true);
+    row.push((ms[1] / ms[0]).toFixed(2));
+    console.log(row.join('\t'));
+  }
+}
+
+/** The default table: one row a size, the plan the planner picks. */
+async function table(b: WebGpuBackend): Promise<void> {
+  console.log(
+    `batched ${values.inverse ? 'inverse' : 'forward'} C2C, ${points} points a call, median of ${reps}`,
+  );
+  const header = ['n', 'batch', 'plan', 'kernel ms', 'kernel Gsamples/s', 'call ms', 'call Gsamples/s'];
+  console.log(header.join('\t'));
+  for (const n of sizes) {
+    const batch = Math.max(1, Math.floor(points / n));
+    const samples = n * batch;
+    const op = values.inverse ? 'ifft' : 'fft';
+    const timed = b.benchmark ? await b.benchmark(op, n, batch, false, { reps, endToEnd: true }) : undefined;
+    const row = [
+      n,
+      timed?.batch ?? batch,
+      b.fftPlanner.plan(n).describe(),
+      timed ? timed.kernelMs.toFixed(3) : 'no timestamp-query',
+      timed ? (timed.samplesPerSecond / 1e9).toPrecision(3) : '',
+    ];
+    if (timed) {
+      row.push(timed.endToEndMs.toFixed(3), ((timed.batch * n) / timed.endToEndMs / 1e6).toPrecision(3));
+    } else {
+      const call = median(await wholeCalls(b, n, batch, values.inverse));
+      row.push(call.toFixed(3), (samples / call / 1e6).toPrecision(3));
+    }
+    console.log(row.join('\t'));
+  }
+}
+
 const b = await createWebGpuBackend();
 console.log(`device: ${b.device}`);
 console.log(`details: ${JSON.stringify(b.details)}`);
-console.log(
-  `batched ${values.inverse ? 'inverse' : 'forward'} C2C, ${points} points a call, median of ${reps}`,
-);
-const header = ['n', 'batch', 'plan', 'kernel ms', 'kernel Gsamples/s', 'call ms', 'call Gsamples/s'];
-console.log(header.join('\t'));
-for (const n of sizes) {
-  const batch = Math.max(1, Math.floor(points / n));
-  const samples = n * batch;
-  const op = values.inverse ? 'ifft' : 'fft';
-  const timed = b.benchmark ? await b.benchmark(op, n, batch, false, { reps, endToEnd: true }) : undefined;
-  const row = [
-    n,
-    timed?.batch ?? batch,
-    b.fftPlanner.plan(n).describe(),
-    timed ? timed.kernelMs.toFixed(3) : 'no timestamp-query',
-    timed ? (timed.samplesPerSecond / 1e9).toPrecision(3) : '',
-  ];
-  if (timed) {
-    row.push(timed.endToEndMs.toFixed(3), ((timed.batch * n) / timed.endToEndMs / 1e6).toPrecision(3));
-  } else {
-    const call = median(await wholeCalls(b, n, batch, values.inverse));
-    row.push(call.toFixed(3), (samples / call / 1e6).toPrecision(3));
-  }
-  console.log(row.join('\t'));
-}
+if (values['compare-rounds']) await compareRounds(b);
+else await table(b);
 await b.dispose();

@@ -7,9 +7,13 @@
 //   fft.dispose();
 //
 // Sizes: powers of two up to `onePassMax` (as many vec2<f32> as fit the adapter's workgroup memory, with
-// one thread per 8 points: 4096 at 48 KiB and 1024 invocations, 2048 on SwiftShader's 256) in one pass of shaders/fft_pow2.wgsl; larger powers of two up to onePassMax²
-// as a four-step FFT of two passes of the same kernel (strided columns with the twiddles folded into their
-// stores, then contiguous rows stored transposed); every other n by Bluestein (shaders/bluestein.wgsl)
+// one thread per 8 points: 4096 at 48 KiB and 1024 invocations, 2048 on SwiftShader's 256) in one pass of
+// shaders/fft_pow2.wgsl; above it, up to `roundsMax` (8 points a thread: 8192 with 1024 invocations), still
+// one pass, the points in registers and each exchange between stages through workgroup memory in rounds
+// of what fits (8192 as 2 rounds of 4096), so global memory is read and written once; larger powers of
+// two up to onePassMax² (and those sizes too with `rounds: false`) as a four-step FFT of two passes of the
+// same kernel (strided columns with the twiddles folded into their stores, then contiguous rows stored
+// transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
@@ -37,7 +41,7 @@ export interface FftJob {
 
 export interface ComplexPlan {
   readonly n: number;
-  readonly method: 'one-pass' | 'four-step' | 'bluestein' | 'mixed' | 'mixed-four-step';
+  readonly method: 'one-pass' | 'one-pass-rounds' | 'four-step' | 'bluestein' | 'mixed' | 'mixed-four-step';
   /** Complex points of scratch space per transform (beyond input and output). */
   readonly scratchPerRow: number;
   /** Uniform slots one encode takes. */
@@ -78,6 +82,8 @@ export const FOUR_STEP_POINTS = 2048;
 interface Pow2Variant {
   L: number;
   cols: number;
+  /** Rounds of each exchange through workgroup memory (shaders/fft_pow2.wgsl `ROUNDS`); 1 when absent. */
+  rounds?: number;
   inverse: boolean;
   outer: boolean;
   loadColsFast: boolean;
@@ -92,9 +98,30 @@ function isPow2(n: number): boolean {
   return n > 0 && (n & (n - 1)) === 0;
 }
 
+/** Whether a planner runs the sizes between onePassMax and roundsMax in one pass in rounds (else as a
+ * four-step) unless its options say otherwise: the one switch to flip if the four-step times better
+ * (bench/webgpu/fft.ts --compare-rounds times both). */
+export const ROUNDS_BY_DEFAULT = true;
+
+export interface WebGpuFftOptions {
+  /** Complex points of workgroup memory the power-of-two kernels may use, when below the adapter's: a
+   * test hook, so an adapter with few invocations (SwiftShader's 256) plans sizes in rounds too. */
+  storagePoints?: number;
+  /** Powers of two above onePassMax up to roundsMax in one pass in rounds (true), or as a four-step
+   * (false); ROUNDS_BY_DEFAULT when absent. useRounds changes it later. */
+  rounds?: boolean;
+}
+
 export class WebGpuFft {
+  /** Complex points of workgroup memory a pass may use (the adapter's, or less by the options). */
+  readonly storagePoints: number;
   /** The largest power of two one workgroup transforms in its memory. */
   readonly onePassMax: number;
+  /** The largest power of two one pass transforms with its exchanges in rounds (onePassMax if none). */
+  readonly roundsMax: number;
+  /** Points one round holds: the largest power of two within storagePoints. */
+  readonly roundPoints: number;
+  private rounds: boolean;
   readonly arena: UniformArena;
   readonly scratch: ScratchBuffers;
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -109,12 +136,28 @@ export class WebGpuFft {
   /** Plans for 7-smooth sizes that are not powers of two. */
   readonly mixed: MixedRadix;
 
-  constructor(readonly ctx: WebGpuContext) {
-    let cap = 1;
+  constructor(
+    readonly ctx: WebGpuContext,
+    options: WebGpuFftOptions = {},
+  ) {
+    const given = options.storagePoints;
+    if (given !== undefined && !(Number.isInteger(given) && given >= 64)) {
+      throw new InvalidArgumentError(`fft: storagePoints must be an integer ≥ 64 (got ${given})`);
+    }
+    this.storagePoints = Math.min(Math.floor(ctx.limits.workgroupStorage / 8), given ?? Infinity);
+    this.rounds = options.rounds ?? ROUNDS_BY_DEFAULT;
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
-    const threads = Math.min(1024, ctx.limits.invocations, ctx.limits.workgroupSizeX);
-    while (cap * 2 * 8 <= ctx.limits.workgroupStorage && (cap * 2) / 8 <= threads) cap *= 2;
+    const threads = this.maxThreads;
+    let span = 1;
+    while (span * 2 <= this.storagePoints) span *= 2;
+    this.roundPoints = span;
+    let cap = 1;
+    while (cap * 2 <= span && (cap * 2) / 8 <= threads) cap *= 2;
     this.onePassMax = cap;
+    // in rounds: 8 points a thread, at most 8 rounds (a thread reads at least one register a round)
+    let most = cap;
+    while (cap === span && most * 2 <= 8 * span && (most * 2) / 8 <= threads) most *= 2;
+    this.roundsMax = most;
     this.arena = new UniformArena(ctx.device);
     this.scratch = new ScratchBuffers(ctx.device);
     const pow2 = transformLayout(ctx.device, 'fft_pow2');
@@ -139,7 +182,9 @@ export class WebGpuFft {
             `fft: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxSize})`,
           );
         }
-        p = n <= this.onePassMax ? new OnePassPlan(this, n) : new FourStepPlan(this, n);
+        if (n <= this.onePassMax) p = new OnePassPlan(this, n);
+        else if (this.rounds && n <= this.roundsMax) p = new OnePassPlan(this, n, n / this.roundPoints);
+        else p = new FourStepPlan(this, n);
       } else {
         p = this.mixed.plan(n);
       }
@@ -154,6 +199,15 @@ export class WebGpuFft {
       this.plans.set(n, p);
     }
     return p;
+  }
+
+  /** Whether sizes above onePassMax up to roundsMax run in one pass in rounds (else as a four-step); a
+   * change drops the cached plans, so a benchmark can time both plans of one size in one run. */
+  useRounds(on: boolean): void {
+    if (on === this.rounds) return;
+    this.rounds = on;
+    this.plans.clear();
+    this.realPlans.clear();
   }
 
   realPlan(n: number): RealPlan {
@@ -294,6 +348,10 @@ export class WebGpuFft {
   /** The constants of a pow2 variant, its threads and the points a workgroup holds. */
   private pow2Constants(v: Pow2Variant): { constants: ShaderConstants; threads: number; points: number } {
     const points = v.L * v.cols;
+    const rounds = v.rounds ?? 1;
+    if (rounds > 1 && (v.cols !== 1 || v.outer || v.loadColsFast || v.storeColsFast || v.L < 16)) {
+      throw new Error('fft_pow2: rounds need one direct sequence of at least 16 points a workgroup');
+    }
     const m = log2(v.L);
     const e = Math.min(8, v.L);
     const first = m === 0 ? 1 : [8, 2, 4][m % 3];
@@ -312,6 +370,7 @@ export class WebGpuFft {
       OUTER: v.outer,
       LOAD_COLS_FAST: v.loadColsFast,
       STORE_COLS_FAST: v.storeColsFast,
+      ROUNDS: rounds,
     };
     return { constants, threads, points };
   }
@@ -430,7 +489,7 @@ export class WebGpuFft {
 /** Transforms per workgroup for a pass of L points: enough to fill about `target` points, within the
  * workgroup's memory (with the padded pitch) and threads. */
 function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
-  const storage = fft.ctx.limits.workgroupStorage;
+  const storage = fft.storagePoints * 8;
   let cols = 1;
   const fits = (c: number) =>
     c * L <= target && c * (L + 1) * 8 <= storage && (c * L) / Math.min(8, L) <= fft.maxThreads;
@@ -438,8 +497,11 @@ function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
   return cols;
 }
 
+/** n points in one pass: every point read from global memory once and written once. With `rounds` > 1
+ * (n above what workgroup memory holds) one transform a workgroup, n/8 threads of 8 points, each exchange
+ * between stages through workgroup memory in that many rounds of n/rounds points. */
 class OnePassPlan implements ComplexPlan {
-  readonly method = 'one-pass';
+  readonly method: 'one-pass' | 'one-pass-rounds';
   readonly scratchPerRow = 0;
   readonly dispatches = 1;
   private readonly cols: number;
@@ -447,8 +509,10 @@ class OnePassPlan implements ComplexPlan {
   constructor(
     private readonly fft: WebGpuFft,
     readonly n: number,
+    readonly rounds = 1,
   ) {
-    this.cols = colsFor(fft, n);
+    this.method = rounds > 1 ? 'one-pass-rounds' : 'one-pass';
+    this.cols = rounds > 1 ? 1 : colsFor(fft, n);
   }
 
   encode(
@@ -463,7 +527,15 @@ class OnePassPlan implements ComplexPlan {
     scale = inverse ? 1 / this.n : 1,
   ): void {
     const n = this.n;
-    const v = { L: n, cols: this.cols, inverse, outer: false, loadColsFast: false, storeColsFast: false };
+    const v = {
+      L: n,
+      cols: this.cols,
+      rounds: this.rounds,
+      inverse,
+      outer: false,
+      loadColsFast: false,
+      storeColsFast: false,
+    };
     this.fft.pow2Dispatch(job, v, src, dst, undefined, {
       count: rows,
       period: 1,
@@ -481,6 +553,7 @@ class OnePassPlan implements ComplexPlan {
   }
 
   describe(): string {
+    if (this.rounds > 1) return `one pass in ${this.rounds} rounds (${this.n / this.rounds} points a round)`;
     return `one pass (${this.n} points, ${this.cols} a workgroup)`;
   }
 }
