@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 #include "device.h"
 
@@ -39,7 +40,7 @@ std::string driverVersion() {
 
 static std::string cudaVersionText(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
-Probe probe(int device) {
+static Probe probeNow(int device) {
   Probe p;
 #ifndef PHASOR_EMU
   void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
@@ -115,17 +116,25 @@ Probe probe(int device) {
   return p;
 }
 
+// A device found usable is described once: its name, driver and memory do not change while the process
+// runs (a device lost later fails its next call instead), so opening the backend after probing it, or after
+// warm(), does not query the driver and NVML again. A second caller waits for the first one's answer.
+Probe probe(int device) {
+  static std::mutex m;
+  static std::map<int, Probe> usable;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = usable.find(device);
+  if (it != usable.end()) return it->second;
+  Probe p = probeNow(device);
+  if (p.available) usable[device] = p;
+  return p;
+}
+
 __global__ void kFault(float* p) { p[threadIdx.x] = 1.0f; }
 
 void warm(int device) {
-#ifndef PHASOR_EMU
-  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!lib) return;
-  dlclose(lib);
-#endif
-  int count = 0;
-  if (cudaGetDeviceCount(&count) == cudaSuccess && device >= 0 && device < count && cudaSetDevice(device) == cudaSuccess)
-    (void)cudaFree(nullptr);  // creates the primary context, which every later call of the process shares
+  if (!probe(device).available) return;
+  if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);  // the primary context, shared by every later call
   (void)cudaGetLastError();
 }
 

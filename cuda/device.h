@@ -16,7 +16,8 @@ struct Probe {
   std::map<std::string, double> numbers;
 };
 
-/** Never throws. Checks the driver library, the driver's CUDA version and the devices. */
+/** Never throws. Checks the driver library, the driver's CUDA version and the devices; a usable device's
+ * answer is remembered for the process. */
 Probe probe(int device = 0);
 /** Never throws. Starts the driver and the device's primary context (the first CUDA call's cost), ignoring
  * failures: probe() reports them. */
