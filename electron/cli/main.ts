@@ -70,8 +70,8 @@ export async function main(argv: string[]): Promise<number> {
   // The command is the first word that is not an option (the global options take no value).
   const named = argv.find((a) => !a.startsWith('-'));
   const only = COMMANDS.find(([name]) => name === named);
-  // The CUDA driver and context take 0.1–0.3 s to start: begun now on a native thread, they are ready
-  // (or nearly) by the time the command's modules are loaded and its input is open.
+  // The CUDA driver and context take 0.3–0.5 s to start: begun now on a native thread, they start while the
+  // command's modules load and its input opens (which hides 100–150 ms of it on the lent H100).
   if (named && BACKEND_JOBS.has(named) && mayRunOnCuda(argv)) {
     (await import('../engine/backends/cuda/addon.js')).warmCuda();
   }

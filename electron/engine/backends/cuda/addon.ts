@@ -202,7 +202,7 @@ export function loadAddon(): AddonLoad {
 
 /**
  * Starts the CUDA driver and the device's primary context in the background (what the first CUDA call of a
- * process pays: 0.1–0.3 s, measured in docs/PERFORMANCE.md), so that a backend opened a little later finds
+ * process pays: 0.3–0.5 s on the lent H100, docs/PERFORMANCE.md), so that a backend opened a little later finds
  * them ready. For hosts that know early that a job may run on CUDA. Never throws; false without the addon.
  */
 export function warmCuda(device = 0): boolean {
