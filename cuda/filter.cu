@@ -201,7 +201,10 @@ void Fir::process(const Input& in, long long frames, float* out, bool outOnDevic
   const int nxt = 1 - cur_;
   hist_[nxt].ensure((keep + 16) * sizeof(float));
   keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
-  if (frames > 0 && !outOnDevice && !streamed) copyToHost(gpu_, out, dst, frames * V * sizeof(float), s);
+  if (frames > 0 && !outOnDevice && !streamed) {
+    if (outPinned) PH_CHECK(cudaMemcpyAsync(out, dst, frames * V * sizeof(float), cudaMemcpyDeviceToHost, s));
+    else copyToHost(gpu_, out, dst, frames * V * sizeof(float), s);
+  }
   gpu_.sync();
   cur_ = nxt;
   histLen_ = keep;

@@ -58,7 +58,11 @@ const void* stageInput(Gpu& gpu, const Input& in, DevBuf& staging, cudaStream_t 
   if (in.device) return in.device;
   const size_t bytes = (size_t)in.values * dtypeBytes(in.dtype);
   staging.ensure(bytes + 16);
-  copyToDevice(gpu, staging.get(), in.host, bytes, s);
+  if (in.pinned) {
+    if (bytes) PH_CHECK(cudaMemcpyAsync(staging.get(), in.host, bytes, cudaMemcpyHostToDevice, s));
+  } else {
+    copyToDevice(gpu, staging.get(), in.host, bytes, s);
+  }
   return staging.get();
 }
 

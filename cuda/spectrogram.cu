@@ -456,7 +456,11 @@ void Spectrogram::push(const Input& in, long long skip, long long count, long lo
   const int nxt = 1 - cur_;
   hist_[nxt].ensure((keep + 16) * sizeof(float));
   keepTail(src, keepFrom, keep, hist_[nxt].get<float>(), s);
-  if (count > 0 && !streamed) copyToHost(gpu_, rows, rows_.get(), count * width_ * sizeof(float), s);
+  if (count > 0 && !streamed) {
+    const size_t bytes = count * width_ * sizeof(float);
+    if (rowsPinned) PH_CHECK(cudaMemcpyAsync(rows, rows_.get(), bytes, cudaMemcpyDeviceToHost, s));
+    else copyToHost(gpu_, rows, rows_.get(), bytes, s);
+  }
   if (avg) {
     if (avgInit_) {
       std::vector<double> a(width_);

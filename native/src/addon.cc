@@ -69,6 +69,7 @@ struct In {
   long long values = 0;
   ph::DType dtype = ph::DType::F32;
   float offset = 0, scale = 1;
+  bool pinned = false;
   ph::Input input() const {
     ph::Input i;
     i.host = host;
@@ -77,6 +78,7 @@ struct In {
     i.dtype = dtype;
     i.offset = offset;
     i.scale = scale;
+    i.pinned = pinned;
     return i;
   }
 };
@@ -103,11 +105,14 @@ static In parseInput(Napi::Env env, Task& t, Napi::Value v, const CorePtr& core,
   if (!allowRaw && in.dtype != ph::DType::F32) throw argError(env, std::string(what) + ": expected a Float32Array");
   in.values = (long long)ta.ElementLength();
   in.host = static_cast<const char*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+  in.pinned = core->isPinned(in.host, ta.ByteLength());
   t.hold(v);
   return in;
 }
 
-static float* parseOut(Napi::Env env, Task& t, Napi::Value v, long long need, const char* what) {
+/** An output array's data; *pinned (when given) tells whether it lies in memory registered by Context.pin. */
+static float* parseOut(Napi::Env env, Task& t, Napi::Value v, long long need, const char* what,
+                       const CorePtr& core = nullptr, bool* pinned = nullptr) {
   if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
     throw argError(env, std::string(what) + ": expected a Float32Array");
   Napi::Float32Array a = v.As<Napi::Float32Array>();
@@ -115,6 +120,7 @@ static float* parseOut(Napi::Env env, Task& t, Napi::Value v, long long need, co
     throw argError(env, std::string(what) + ": needs exactly " + std::to_string(need) + " values, got " +
                             std::to_string(a.ElementLength()));
   t.hold(v);
+  if (pinned) *pinned = core && core->isPinned(a.Data(), a.ByteLength());
   return a.Data();
 }
 
@@ -196,6 +202,8 @@ class Context : public Napi::ObjectWrap<Context> {
                                        InstanceMethod<&Context::Bench>("benchmark"),
                                        InstanceMethod<&Context::Tune>("setTuning"),
                                        InstanceMethod<&Context::PlanInfo>("planInfo"),
+                                       InstanceMethod<&Context::Pin>("pin"),
+                                       InstanceMethod<&Context::Unpin>("unpin"),
                                    });
     envData(env).context = Napi::Persistent(f);
     exports.Set("Context", f);
@@ -210,6 +218,80 @@ class Context : public Napi::ObjectWrap<Context> {
   CorePtr core;
 
  private:
+  /** The ArrayBuffers registered by pin(), kept alive while registered (JavaScript thread only). */
+  std::map<const char*, Napi::ObjectReference> pins_;
+
+  static Napi::Value resolved(Napi::Env env) {
+    auto d = Napi::Promise::Deferred::New(env);
+    d.Resolve(env.Undefined());
+    return d.Promise();
+  }
+
+  // pin(arrayBuffer): registers its memory with the driver (cudaHostRegister), so typed arrays over it move
+  // to and from the device by DMA, without the staging copies; the buffer stays alive until unpin() or
+  // dispose().
+  Napi::Value Pin(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsArrayBuffer()) throw argError(env, "pin: expected an ArrayBuffer");
+    Napi::ArrayBuffer ab = info[0].As<Napi::ArrayBuffer>();
+    const char* p = static_cast<const char*>(ab.Data());
+    const size_t bytes = ab.ByteLength();
+    if (bytes == 0) throw argError(env, "pin: the buffer is empty");
+    if (pins_.count(p)) throw argError(env, "pin: the buffer is already pinned");
+    // registered now, so a second pin() of the buffer is refused; forgotten again if the driver refuses
+    pins_[p] = Napi::Persistent(ab.As<Napi::Object>());
+    auto t = std::make_unique<Task>(env);
+    t->always = true;  // a failure is reported by done(), which also forgets the buffer
+    auto err = std::make_shared<std::pair<std::string, std::string>>();  // code, message
+    CorePtr c = core;
+    t->run = [c, p, bytes, err] {
+      try {
+        c->g();
+        cudaError_t e = cudaHostRegister(const_cast<char*>(p), bytes, cudaHostRegisterDefault);
+        if (e != cudaSuccess) {
+          (void)cudaGetLastError();
+          ph::throwCuda(e, ("page-locking " + std::to_string(bytes >> 10) + " KiB of host memory").c_str());
+        }
+      } catch (const ph::CudaError& e) {
+        *err = {e.sticky() ? "sticky" : "cuda", e.what()};
+      } catch (const std::exception& e) {
+        *err = {"invalid-argument", e.what()};
+      }
+    };
+    t->done = [this, c, p, bytes, err](Napi::Env env) -> Napi::Value {
+      if (!err->first.empty()) {
+        pins_.erase(p);
+        Napi::Error e = Napi::Error::New(env, err->second);
+        e.Set("code", Napi::String::New(env, err->first));
+        throw e;
+      }
+      if (pins_.count(p)) c->pinned[p] = bytes;  // not when dispose() came first
+      return env.Undefined();
+    };
+    t->hold(info.This());
+    return core->submit(env, std::move(t));
+  }
+
+  // unpin(arrayBuffer): unregisters what pin() registered, after the work queued before it; a buffer not
+  // pinned (or already released by dispose()) resolves at once.
+  Napi::Value Unpin(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsArrayBuffer()) throw argError(env, "unpin: expected an ArrayBuffer");
+    const char* p = static_cast<const char*>(info[0].As<Napi::ArrayBuffer>().Data());
+    auto it = pins_.find(p);
+    if (it == pins_.end() || core->disposed) return resolved(env);
+    core->pinned.erase(p);
+    auto t = std::make_unique<Task>(env);
+    t->always = true;
+    t->keep.push_back(std::move(it->second));
+    pins_.erase(it);
+    t->run = [p] {
+      cudaHostUnregister(const_cast<char*>(p));
+      (void)cudaGetLastError();
+    };
+    return core->submit(env, std::move(t));
+  }
+
   Napi::Value InitDevice(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int dev = (int)num(info[0]);
@@ -350,9 +432,18 @@ class Context : public Napi::ObjectWrap<Context> {
     auto t = std::make_unique<Task>(env);
     CorePtr c = core;
     t->always = true;
-    t->run = [c] {
+    std::vector<const char*> pinned;
+    for (auto& kv : pins_) {
+      pinned.push_back(kv.first);
+      t->keep.push_back(std::move(kv.second));  // alive until unregistered
+    }
+    pins_.clear();
+    core->pinned.clear();
+    t->run = [c, pinned] {
       if (c->gpu) {
         cudaStreamSynchronize(c->gpu->stream());
+        for (const char* p : pinned) cudaHostUnregister(const_cast<char*>(p));
+        (void)cudaGetLastError();
         c->gpu.reset();
       }
     };
@@ -536,15 +627,16 @@ class Spectrogram : public Napi::ObjectWrap<Spectrogram> {
     const long long skip = num(info[3]), count = num(info[4]), keepFrom = num(info[5]);
     const long long bins = config->complex ? config->n : config->n / 2 + 1;
     const long long width = config->columns > 0 ? config->columns : bins;
-    float* rows = parseOut(env, *t, info[6], count * width, "spectrogram rows");
+    bool rowsPinned = false;
+    float* rows = parseOut(env, *t, info[6], count * width, "spectrogram rows", core, &rowsPinned);
     float* avg = info[7].IsTypedArray() ? parseOut(env, *t, info[7], width, "spectrogram average") : nullptr;
     float* peak = info[8].IsTypedArray() ? parseOut(env, *t, info[8], width, "spectrogram peak") : nullptr;
     CorePtr c = core;
     auto im = impl;
     auto cfg = config;
-    t->run = [c, im, cfg, in, skip, count, keepFrom, rows, avg, peak] {
+    t->run = [c, im, cfg, in, skip, count, keepFrom, rows, avg, peak, rowsPinned] {
       if (!*im) *im = std::make_unique<ph::Spectrogram>(c->g(), *cfg);
-      (*im)->push(in.input(), skip, count, keepFrom, rows, avg, peak);
+      (*im)->push(in.input(), skip, count, keepFrom, rows, avg, peak, rowsPinned);
     };
     return core->submit(env, std::move(t));
   }
@@ -585,13 +677,14 @@ class Fir : public Napi::ObjectWrap<Fir> {
     in.offset = (float)dbl(info[1]);
     in.scale = (float)dbl(info[2], 1);
     const long long frames = num(info[3]);
-    float* out = parseOut(env, *t, info[4], frames * config->lanes, "fir output");
+    bool outPinned = false;
+    float* out = parseOut(env, *t, info[4], frames * config->lanes, "fir output", core, &outPinned);
     CorePtr c = core;
     auto im = impl;
     auto cfg = config;
-    t->run = [c, im, cfg, in, frames, out] {
+    t->run = [c, im, cfg, in, frames, out, outPinned] {
       if (!*im) *im = std::make_unique<ph::Fir>(c->g(), *cfg);
-      (*im)->process(in.input(), frames, out);
+      (*im)->process(in.input(), frames, out, false, outPinned);
     };
     return core->submit(env, std::move(t));
   }

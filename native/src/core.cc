@@ -17,6 +17,9 @@ Core::~Core() {
   shutdown();
   tsfn_.Release();
   try {
+    // a context collected without dispose(): its buffers are released with it, so unregister them first
+    if (gpu)
+      for (auto& kv : pinned) cudaHostUnregister(const_cast<char*>(kv.first));
     gpu.reset();
   } catch (...) {
   }

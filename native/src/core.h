@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,16 @@ class Core : public std::enable_shared_from_this<Core> {
   // written by the JavaScript thread after init, read there
   size_t smemOptin = 48 * 1024;
   bool disposed = false;
+  /** Host ranges registered with the driver (Context.pin), start → bytes; JavaScript thread only. */
+  std::map<const char*, size_t> pinned;
+  /** True when [p, p + bytes) lies inside one registered range: the DMA reads or writes it directly. */
+  bool isPinned(const void* p, size_t bytes) const {
+    const char* c = static_cast<const char*>(p);
+    auto it = pinned.upper_bound(c);
+    if (it == pinned.begin()) return false;
+    --it;
+    return c + bytes <= it->first + it->second;
+  }
 
  private:
   void loop();

@@ -71,8 +71,20 @@ export interface Backend extends BackendDescription {
   /** A streaming normalized cross-correlation against a template. */
   createCorrelator(config: CorrelatorConfig): Correlator;
 
+  /** Host memory this backend moves to and from its device fastest, for a job's reused blocks (read
+   * buffers, processor outputs): page-locked on CUDA, so its DMA reads and writes them in place. Backends
+   * without such memory leave it out (stages.ts hostBlocks() then gives plain buffers). */
+  hostBlocks?(count: number, bytes: number): Promise<HostBlocks>;
+
   /** Frees every plan, buffer and worker. The backend must not be used afterwards. */
   dispose(): Promise<void>;
+}
+
+/** Reused host buffers of a job (Backend.hostBlocks). */
+export interface HostBlocks {
+  readonly buffers: readonly ArrayBuffer[];
+  /** Gives them back once no call that uses them is pending; they must not be used afterwards. */
+  release(): Promise<void>;
 }
 
 /** Whether a backend can run here, and why not. */
@@ -141,8 +153,10 @@ export interface SpectrogramProcessor {
   /** Values per output row (columns when reduced, else bins). */
   readonly width: number;
   /** Pushes samples (one channel); returns the rows of every frame completed by them. Samples of an
-   * incomplete frame are kept for the next push. */
-  push(samples: ProcessorInput): Promise<SpectrogramRows>;
+   * incomplete frame are kept for the next push. `into`: where the rows may be written (a buffer the
+   * caller reuses, see Backend.hostBlocks); when it is large enough, `rows` is a view of it, else (or on
+   * a backend that does not use it) a new array. */
+  push(samples: ProcessorInput, into?: Float32Array): Promise<SpectrogramRows>;
   /** Forgets buffered samples, averages and peaks. */
   reset(): void;
   dispose(): void;
@@ -169,8 +183,9 @@ export interface FirFilter {
   /** Pushes the next block and returns the filtered frames completed so far, in order: together, the
    * outputs of every process() and the final flush() equal scipy.signal.lfilter(taps, 1, x) over the
    * concatenation of every block since reset, bit for bit whatever the block sizes. Direct form returns
-   * every frame pushed; overlap-save may hold back up to one segment until it is complete. */
-  process(input: ProcessorInput): Promise<Float32Array>;
+   * every frame pushed; overlap-save may hold back up to one segment until it is complete. `into`: where
+   * the output may be written, as for SpectrogramProcessor.push. */
+  process(input: ProcessorInput, into?: Float32Array): Promise<Float32Array>;
   /** Ends the stream: returns the frames still held back (as if the input ended here), then resets. */
   flush(): Promise<Float32Array>;
   /** Frames pushed but not yet returned. */

@@ -21,13 +21,14 @@ import type {
   DeviceArray,
   FirConfig,
   FirFilter,
+  HostBlocks,
   ProcessorInput,
   SpectrogramConfig,
   SpectrogramProcessor,
   SpectrogramRows,
   TransformOptions,
 } from './backend.js';
-import { FirCursor, HostTail, LagCursor, inputLength } from './stream.js';
+import { FirCursor, HostTail, LagCursor, inputLength, plainHostBlocks } from './stream.js';
 
 export class FailoverBackend implements Backend {
   private current: Backend;
@@ -144,6 +145,14 @@ export class FailoverBackend implements Backend {
     return this.run((b) => b.irfft(input, n, options));
   }
 
+  hostBlocks(count: number, bytes: number): Promise<HostBlocks> {
+    // the buffers stay usable after a failover (any backend takes plain memory); a failed backend's
+    // registration ends with its disposal
+    return this.run((b) =>
+      b.hostBlocks ? b.hostBlocks(count, bytes) : Promise.resolve(plainHostBlocks(count, bytes)),
+    );
+  }
+
   createSpectrogram(config: SpectrogramConfig): SpectrogramProcessor {
     return new FailoverSpectrogram(this, config);
   }
@@ -196,8 +205,8 @@ class FailoverFir implements FirFilter {
     return this.cursor.pending;
   }
 
-  process(input: ProcessorInput): Promise<Float32Array> {
-    return this.step(input, (f) => f.process(input));
+  process(input: ProcessorInput, into?: Float32Array): Promise<Float32Array> {
+    return this.step(input, (f) => f.process(input, into));
   }
 
   async flush(): Promise<Float32Array> {
@@ -284,12 +293,12 @@ class FailoverSpectrogram implements SpectrogramProcessor {
     return this.inner.width;
   }
 
-  async push(samples: ProcessorInput): Promise<SpectrogramRows> {
+  async push(samples: ProcessorInput, into?: Float32Array): Promise<SpectrogramRows> {
     let replayed: SpectrogramRows | null = null;
     for (;;) {
       try {
         const drop = Math.min(this.skip, inputLength(samples));
-        const r = await this.inner.push(drop > 0 ? dropFront(samples, drop) : samples);
+        const r = await this.inner.push(drop > 0 ? dropFront(samples, drop) : samples, into);
         this.skip -= drop;
         const rows = this.shift(r);
         this.frames = rows.firstFrame + rows.count;

@@ -15,9 +15,19 @@ import type {
   CorrelatorConfig,
   DeviceArray,
   FirConfig,
+  HostBlocks,
   ProcessorInput,
   SpectrogramConfig,
 } from './backend.js';
+
+/** `count` plain ArrayBuffers of `bytes` as HostBlocks: what a backend without host memory of its own
+ * (Backend.hostBlocks) moves as fast as any other. */
+export function plainHostBlocks(count: number, bytes: number): HostBlocks {
+  return {
+    buffers: Array.from({ length: count }, () => new ArrayBuffer(bytes)),
+    release: () => Promise.resolve(),
+  };
+}
 
 /** Values (not samples) in a processor input: a Float32Array, a DeviceArray or raw integer samples. */
 export function inputLength(input: ProcessorInput): number {

@@ -69,6 +69,10 @@ export interface NativeContext {
   setTuning(t: CudaTuning): Promise<void>;
   /** How a transform of size n runs, e.g. "2 passes (1024 x 1024)". */
   planInfo(n: number): Promise<string>;
+  /** Registers the buffer's memory with the driver (page-locked) until unpin() or dispose(). */
+  pin(buffer: ArrayBuffer): Promise<void>;
+  /** Unregisters it after the calls queued before; resolves at once for a buffer not pinned. */
+  unpin(buffer: ArrayBuffer): Promise<void>;
 }
 
 export interface NativeSpectrogram {

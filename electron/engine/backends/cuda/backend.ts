@@ -29,6 +29,7 @@ import type {
   DeviceArray,
   FirConfig,
   FirFilter,
+  HostBlocks,
   ProcessorInput,
   SpectrogramConfig,
   SpectrogramProcessor,
@@ -155,6 +156,30 @@ export class CudaBackend implements Backend, CudaDevice {
       throw new InvalidArgumentError(`${what}: expected a Float32Array or a DeviceArray`);
     }
     return n.data;
+  }
+
+  /** Buffers registered with the driver (cudaHostRegister): the processors' copies up and down run by
+   * DMA straight from and into them, without the staging copies on the backend's thread. */
+  async hostBlocks(count: number, bytes: number): Promise<HostBlocks> {
+    this.alive();
+    checkInteger('hostBlocks: count', count, 0, 64);
+    checkInteger('hostBlocks: bytes', bytes, 1, 2 ** 31);
+    const buffers = Array.from({ length: count }, () => new ArrayBuffer(bytes));
+    // queued together: the addon registers them in order on its thread
+    const results = await Promise.allSettled(buffers.map((b) => this.call(() => this.ctx.pin(b))));
+    let released = false;
+    const release = async (): Promise<void> => {
+      if (released) return;
+      released = true;
+      // after every call queued before it (the addon runs them in order); a no-op once disposed
+      await Promise.all(buffers.map((b) => this.ctx.unpin(b).catch(() => undefined)));
+    };
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) {
+      await release();
+      throw failed.reason;
+    }
+    return { buffers, release };
   }
 
   async upload(data: Float32Array): Promise<DeviceArray> {

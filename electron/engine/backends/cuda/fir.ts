@@ -5,7 +5,7 @@ import { validateFirConfig } from '../validate.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
 import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
 import type { NativeFir } from './addon.js';
-import { type CudaDevice, CudaProcessor } from './device.js';
+import { type CudaDevice, CudaProcessor, outputArray } from './device.js';
 
 /** 'auto' FIR filters use the direct form up to this many taps: none, since overlap-save measured faster
  * at every length from 1 tap to 256 on the GPU (docs/cuda/NOTES.md); the direct form stays for method
@@ -50,10 +50,10 @@ export class CudaFir extends CudaProcessor implements FirFilter {
     return this.cursor.pending;
   }
 
-  async process(input: ProcessorInput): Promise<Float32Array> {
+  async process(input: ProcessorInput, into?: Float32Array): Promise<Float32Array> {
     const x = this.input(input);
     const ready = this.cursor.push(firFrames(x.values, this.lanes));
-    return this.run(x.data, x.offset, x.scale, ready);
+    return this.run(x.data, x.offset, x.scale, ready, into);
   }
 
   async flush(): Promise<Float32Array> {
@@ -68,9 +68,10 @@ export class CudaFir extends CudaProcessor implements FirFilter {
     offset: number,
     scale: number,
     frames: number,
+    into?: Float32Array,
   ): Promise<Float32Array> {
     this.cursor.produce(frames);
-    const out = new Float32Array(frames * this.lanes);
+    const out = outputArray(frames * this.lanes, into);
     await this.device.call(() => this.native.process(data as Float32Array, offset, scale, frames, out));
     return out;
   }

@@ -6,7 +6,7 @@ import { validateSpectrogramConfig } from '../validate.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
 import { FrameCursor, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
 import type { NativeSpectrogram } from './addon.js';
-import { type CudaDevice, CudaProcessor } from './device.js';
+import { type CudaDevice, CudaProcessor, outputArray } from './device.js';
 
 export class CudaSpectrogram extends CudaProcessor implements SpectrogramProcessor {
   readonly bins: number;
@@ -42,12 +42,12 @@ export class CudaSpectrogram extends CudaProcessor implements SpectrogramProcess
     });
   }
 
-  async push(samples: ProcessorInput): Promise<SpectrogramRows> {
+  async push(samples: ProcessorInput, into?: Float32Array): Promise<SpectrogramRows> {
     const x = this.input(samples);
     const count = this.cursor.push(channelSamples('spectrogram', x.values, this.complex));
     const { skip, first, drop } = this.cursor;
     const vps = this.complex ? 2 : 1;
-    const rows = new Float32Array(count * this.width);
+    const rows = outputArray(count * this.width, into);
     const average = this.averaging ? new Float32Array(this.width) : null;
     const peak = this.peakHold ? new Float32Array(this.width) : null;
     await this.device.call(() =>
