@@ -135,7 +135,8 @@ export function registerSpectrogram(program: Command): void {
         try {
           await f.write(npyHeader([frames, bins]));
           let written = 0;
-          for await (const r of spectrogramRows(backend, source, { ...common, hop })) {
+          // a block's rows are written while the next block is computed (reuseRows' contract)
+          for await (const r of spectrogramRows(backend, source, { ...common, hop, reuseRows: true })) {
             const n = Math.min(r.count, frames - written);
             if (n > 0) await writes.push(r.rows.subarray(0, n * r.width));
             written += n;

@@ -86,6 +86,7 @@ export class FileSampleSource implements SampleSource {
       Math.max(0, Math.floor(options.readAhead ?? 0)),
       options.reuse === true,
       options.signal,
+      options.buffers ?? [],
     );
   }
 
@@ -95,13 +96,15 @@ export class FileSampleSource implements SampleSource {
     ahead: number,
     reuse: boolean,
     signal: AbortSignal | undefined,
+    given: readonly ArrayBuffer[],
   ): AsyncGenerator<SampleBlock> {
     const { handle, path, dataOffset, stored, valuesPerFrame } = this.#layout;
     const frameBytes = this.#frameBytes;
     const q = this.#q;
     // Float32 data and raw integers are handed out as views of the read buffer; other encodings decode
     // from it into a fresh Float32Array. Read buffers are fresh, or with `reuse` a ring of ahead + 2:
-    // `ahead` reads in flight, the block handed out and the one before it.
+    // `ahead` reads in flight, the block handed out and the one before it; slot i reads into given[i]
+    // where that holds a block.
     const zeroCopy = raw || (stored.kind === 'f' && stored.bits === 32);
     const ring: Uint8Array[] = [];
     let turn = 0;
@@ -110,7 +113,10 @@ export class FileSampleSource implements SampleSource {
       const slots = zeroCopy || ahead > 0 ? ahead + 2 : 1;
       const i = turn++ % slots;
       const have = ring[i];
-      if (have === undefined || have.length < nbytes) ring[i] = new Uint8Array(nbytes);
+      if (have === undefined || have.length < nbytes) {
+        const g = given[i];
+        ring[i] = g !== undefined && g.byteLength >= nbytes ? new Uint8Array(g) : new Uint8Array(nbytes);
+      }
       return ring[i];
     };
     // Reads in flight, oldest first: up to `ahead` beyond the block being handed out.

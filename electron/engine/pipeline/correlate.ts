@@ -1,12 +1,12 @@
 // Streaming normalized cross-correlation of a long signal against a template that fits in memory.
 
-import type { Backend, CorrelationPeak } from '../backends/backend.js';
+import type { Backend, CorrelationPeak, HostBlocks } from '../backends/backend.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import { toFloat32 } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
-import { fileReads } from './stages.js';
+import { FILE_READ_BUFFERS, fileBlockFrames, fileReads, hostBlocks, readBufferBytes } from './stages.js';
 import { PeakTracker } from './peak-tracker.js';
 
 /** Templates are read whole; this bounds them (2^26 frames = 512 MiB of complex float32). */
@@ -130,6 +130,8 @@ export async function correlateSources(
   }
   const radius = options.radius ?? Math.max(1, Math.floor(m / 2));
   const tracker = new PeakTracker(top, radius);
+  const blockFrames = options.blockFrames ?? fileBlockFrames(s);
+  let reads: HostBlocks | undefined;
   const correlator = backend.createCorrelator({
     template,
     complex: s.complex,
@@ -141,6 +143,8 @@ export async function correlateSources(
   let lags = 0;
   let done = 0;
   try {
+    // the reader's ring, in memory the backend moves fastest (page-locked on CUDA)
+    reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(s, blockFrames));
     const take = (chunk: Awaited<ReturnType<typeof correlator.process>>) => {
       tracker.add(chunk.peaks);
       if (chunk.scores && chunk.count > 0) options.onScores?.(chunk.startLag, chunk.scores);
@@ -148,7 +152,7 @@ export async function correlateSources(
       lags = chunk.startLag + chunk.count;
     };
     for await (const block of signalSource.blocks({
-      ...fileReads(s, options.blockFrames),
+      ...fileReads(s, blockFrames, true, reads),
       raw: s.channels === 1,
       signal: options.signal,
     })) {
@@ -160,6 +164,7 @@ export async function correlateSources(
     take(await correlator.flush());
   } finally {
     correlator.dispose();
+    await reads?.release();
   }
   if (done < m) {
     throw new InvalidArgumentError(

@@ -4,13 +4,26 @@
 // into place only on success: a failed or cancelled job leaves nothing under the output's name.
 
 import { resolve } from 'node:path';
-import type { Backend } from '../backends/backend.js';
+import type { Backend, FirFilter, HostBlocks } from '../backends/backend.js';
 import { firwin, type WindowSpec } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { createWriter, defaultOutputEncoding, outputContainer } from '../io/index.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
-import { WriteBehind, fileReads } from './stages.js';
+import {
+  FILE_READ_BUFFERS,
+  WriteBehind,
+  fileBlockFrames,
+  fileReads,
+  hostBlocks,
+  readBufferBytes,
+} from './stages.js';
+
+/** Output frames a block's buffer holds beyond the block: overlap-save holds back less than a segment,
+ * which this covers for every filter the backends plan (a larger output gets an array of its own). */
+function outputMargin(numtaps: number): number {
+  return Math.max(1 << 16, 8 * numtaps);
+}
 
 export type FilterKind = 'lowpass' | 'highpass' | 'bandpass' | 'bandstop';
 
@@ -84,57 +97,71 @@ export async function filterSource(
   };
   const vpf = valuesPerFrame(format);
   const delay = options.causal ? 0 : Math.floor((taps.length - 1) / 2);
-  const fir = backend.createFir({ taps, complex: info.complex, channels: info.channels });
-  const writer = await createWriter(outputPath, {
-    format,
-    encoding,
-    ...(info.sigmf ? { sigmf: info.sigmf } : {}),
-    applied: options.applied ?? { filter: { numtaps: taps.length, causal: !!options.causal } },
-    ...(options.checksum ? { checksum: true } : {}),
-    ...(options.durable === false ? { durable: false } : {}),
-  });
-  let drop = delay * vpf; // values of leading output to discard (delay compensation)
-  let done = 0;
-  // Block k+1 is computed while block k is written and later blocks are read.
-  const writes = new WriteBehind(async (out: Float32Array) => {
-    if (drop > 0) {
-      const d = Math.min(drop, out.length);
-      drop -= d;
-      out = out.subarray(d);
-    }
-    if (out.length > 0) await writer.write(out);
-  });
+  // Reused host blocks (page-locked on CUDA): the reader's ring, and two outputs, one computed while the
+  // other is written.
+  const blockFrames = options.blockFrames ?? fileBlockFrames(info);
+  const reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(info, blockFrames));
+  let outs: HostBlocks | undefined;
+  let fir: FirFilter | undefined;
   try {
-    for await (const block of source.blocks({
-      ...fileReads(info, options.blockFrames),
-      raw: true,
-      signal: options.signal,
-    })) {
-      await writes.push(await fir.process(block.data));
-      done += block.frames;
-      options.onProgress?.(done, info.samples);
+    const outFrames = Math.min(blockFrames, info.samples ?? Infinity) + outputMargin(taps.length);
+    outs = await hostBlocks(backend, 2, outFrames * vpf * 4);
+    const buffers = outs.buffers;
+    let turn = 0;
+    const into = (): Float32Array => new Float32Array(buffers[turn++ % 2]);
+    const filter = (fir = backend.createFir({ taps, complex: info.complex, channels: info.channels }));
+    const writer = await createWriter(outputPath, {
+      format,
+      encoding,
+      ...(info.sigmf ? { sigmf: info.sigmf } : {}),
+      applied: options.applied ?? { filter: { numtaps: taps.length, causal: !!options.causal } },
+      ...(options.checksum ? { checksum: true } : {}),
+      ...(options.durable === false ? { durable: false } : {}),
+    });
+    let drop = delay * vpf; // values of leading output to discard (delay compensation)
+    let done = 0;
+    // Block k+1 is computed while block k is written and later blocks are read.
+    const writes = new WriteBehind(async (out: Float32Array) => {
+      if (drop > 0) {
+        const d = Math.min(drop, out.length);
+        drop -= d;
+        out = out.subarray(d);
+      }
+      if (out.length > 0) await writer.write(out);
+    });
+    try {
+      for await (const block of source.blocks({
+        ...fileReads(info, blockFrames, true, reads),
+        raw: true,
+        signal: options.signal,
+      })) {
+        await writes.push(await filter.process(block.data, into()));
+        done += block.frames;
+        options.onProgress?.(done, info.samples);
+      }
+      throwIfAborted(options.signal);
+      if (delay > 0) await writes.push(await filter.process(new Float32Array(delay * vpf)));
+      await writes.push(await filter.flush());
+      await writes.drain();
+      await writer.commit();
+    } catch (err) {
+      await writes.settle();
+      await writer.abort();
+      throw err;
     }
-    throwIfAborted(options.signal);
-    if (delay > 0) await writes.push(await fir.process(new Float32Array(delay * vpf)));
-    await writes.push(await fir.flush());
-    await writes.drain();
-    await writer.commit();
-  } catch (err) {
-    await writes.settle();
-    await writer.abort();
-    throw err;
+    return {
+      output: writer.path,
+      frames: writer.framesWritten,
+      clipped: writer.clipped,
+      encoding,
+      numtaps: taps.length,
+      method: filter.method,
+      backend: backend.name,
+    };
   } finally {
-    fir.dispose();
+    fir?.dispose();
+    await Promise.all([reads.release(), outs?.release()]);
   }
-  return {
-    output: writer.path,
-    frames: writer.framesWritten,
-    clipped: writer.clipped,
-    encoding,
-    numtaps: taps.length,
-    method: fir.method,
-    backend: backend.name,
-  };
 }
 
 function samePath(a: string, b: string): boolean {

@@ -1,7 +1,7 @@
 // Spectrogram of a file or stream through the backend's spectrogram processor: rows as they complete,
 // and a whole-file image reduced to a given size (max over the frames and bins each pixel covers).
 
-import type { Backend, SpectrogramRows } from '../backends/backend.js';
+import type { Backend, HostBlocks, SpectrogramRows } from '../backends/backend.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import type { SampleSource } from '../sources/source.js';
@@ -15,7 +15,7 @@ import {
   spectrumBins,
 } from '../protocol/shape.js';
 import { channelOf, checkChannel } from './channels.js';
-import { fileReads } from './stages.js';
+import { FILE_READ_BUFFERS, fileBlockFrames, fileReads, hostBlocks, readBufferBytes } from './stages.js';
 
 export interface SpectrogramOptions {
   /** Frame length, any n ≥ 1. */
@@ -29,6 +29,9 @@ export interface SpectrogramOptions {
   /** Reduce bins to this many columns on the backend (max). */
   columns?: number;
   blockFrames?: number;
+  /** Rows are computed into two reused buffers (page-locked on CUDA) instead of a new array a block: a
+   * yielded block stays valid while the next one is computed, and is overwritten by the one after. */
+  reuseRows?: boolean;
   signal?: AbortSignal;
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
 }
@@ -68,13 +71,28 @@ export async function* spectrogramRows(
     ...(options.columns !== undefined ? { columns: options.columns } : {}),
   });
   let done = 0;
+  const blockFrames = options.blockFrames ?? fileBlockFrames(info);
+  let reads: HostBlocks | undefined;
+  let rowBuffers: HostBlocks | undefined;
   try {
+    // the reader's ring and the rows' buffers, in memory the backend moves fastest (page-locked on CUDA)
+    reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(info, blockFrames));
+    let into: (() => Float32Array) | undefined;
+    if (options.reuseRows) {
+      // a block completes at most the frames its samples and the pending ones (< fft) reach
+      const frames = Math.min(blockFrames, info.samples ?? Infinity);
+      const maxRows = Math.floor((frames + fft) / hop) + 1;
+      rowBuffers = await hostBlocks(backend, 2, maxRows * processor.width * 4);
+      const buffers = rowBuffers.buffers;
+      let turn = 0;
+      into = () => new Float32Array(buffers[turn++ % 2]);
+    }
     for await (const block of source.blocks({
-      ...fileReads(info, options.blockFrames),
+      ...fileReads(info, blockFrames, true, reads),
       raw: info.channels === 1,
       signal: options.signal,
     })) {
-      const rows = await processor.push(channelOf(block.data, info, channel));
+      const rows = await processor.push(channelOf(block.data, info, channel), into?.());
       done += block.frames;
       options.onProgress?.(done, info.samples);
       if (rows.count > 0) yield rows;
@@ -82,6 +100,7 @@ export async function* spectrogramRows(
     throwIfAborted(options.signal);
   } finally {
     processor.dispose();
+    await Promise.all([reads?.release(), rowBuffers?.release()]);
   }
 }
 
@@ -135,7 +154,8 @@ export async function spectrogramImage(
     return [height - hi, height - lo];
   };
   const spans = Array.from({ length: columns }, (_, d) => rowSpan(d));
-  for await (const r of spectrogramRows(backend, source, { ...options, hop, columns })) {
+  // each block's rows are folded into the image before the next is computed
+  for await (const r of spectrogramRows(backend, source, { ...options, hop, columns, reuseRows: true })) {
     for (let i = 0; i < r.count; i++) {
       const f = r.firstFrame + i;
       if (f >= frames) break;

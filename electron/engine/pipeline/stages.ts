@@ -2,6 +2,8 @@
 // one, and the writer stores the previous result meanwhile, so disk, device and host work at the same
 // time. Memory stays a few blocks whatever the file size.
 
+import type { Backend, HostBlocks } from '../backends/backend.js';
+import { plainHostBlocks } from '../backends/stream.js';
 import type { SourceInfo } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
 
@@ -17,14 +19,40 @@ export function fileBlockFrames(info: Pick<SourceInfo, 'complex' | 'channels'>):
   return Math.max(1, Math.floor(FILE_BLOCK_BYTES / (4 * valuesPerFrame(info))));
 }
 
+/** Read buffers a whole-file job's source uses with `reuse` (the reader's ring). */
+export const FILE_READ_BUFFERS = FILE_READ_AHEAD + 2;
+
 /** How a whole-file job reads its source: big blocks, read ahead; `reuse` when the consumer is done with
- * a block once its processor call settles (every processor copies its input). */
+ * a block once its processor call settles (every processor copies its input), into `buffers` when given
+ * (see hostBlocks). */
 export function fileReads(
   info: Pick<SourceInfo, 'complex' | 'channels'>,
   blockFrames: number | undefined,
   reuse = true,
-): { blockFrames: number; readAhead: number; reuse: boolean } {
-  return { blockFrames: blockFrames ?? fileBlockFrames(info), readAhead: FILE_READ_AHEAD, reuse };
+  buffers?: HostBlocks,
+): { blockFrames: number; readAhead: number; reuse: boolean; buffers?: readonly ArrayBuffer[] } {
+  return {
+    blockFrames: blockFrames ?? fileBlockFrames(info),
+    readAhead: FILE_READ_AHEAD,
+    reuse,
+    ...(buffers ? { buffers: buffers.buffers } : {}),
+  };
+}
+
+/** `count` reused buffers of `bytes` for a job: the backend's own kind (Backend.hostBlocks: page-locked
+ * on CUDA) or plain ArrayBuffers. Release them after the job's last backend call settled. */
+export async function hostBlocks(backend: Backend, count: number, bytes: number): Promise<HostBlocks> {
+  return backend.hostBlocks ? backend.hostBlocks(count, bytes) : plainHostBlocks(count, bytes);
+}
+
+/** The bytes of a whole-file job's read buffer: a block of float32 values (no stored encoding that
+ * reads in place is wider), or the whole file when it is shorter. */
+export function readBufferBytes(
+  info: Pick<SourceInfo, 'complex' | 'channels' | 'samples'>,
+  blockFrames: number | undefined,
+): number {
+  const frames = Math.min(blockFrames ?? fileBlockFrames(info), info.samples ?? Infinity);
+  return Math.max(1, frames) * 4 * valuesPerFrame(info);
 }
 
 /** A consumer that runs one step behind its producer: push() waits for the previous item's consumption

@@ -46,6 +46,9 @@ export interface ReadOptions {
   /** The consumer is done with a block's data when it pulls the next one: a file source may then read
    * into the same memory again (no allocation per block). Default false. */
   reuse?: boolean;
+  /** With `reuse`: the memory a file source reads into (readAhead + 2 buffers are used, each where it
+   * holds a block; Backend.hostBlocks gives memory the backend moves fastest). */
+  buffers?: readonly ArrayBuffer[];
 }
 
 export interface SampleSource {
