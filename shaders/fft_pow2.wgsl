@@ -620,6 +620,16 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 //   X[m] = E[m] + W_N^m·O[m], X[m + L] = E[m] − W_N^m·O[m]; back: E' = Y[m] + Y[m + L],
 //   O' = (Y[m] − Y[m + L])·conj(W_N^m).
 // The table at binding 3 holds H[k] for k < N, then (SPLIT) (cos, sin)(2π·m/N) for m < L.
+// With cv.score = 1 (the correlator, electron/engine/backends/webgpu/correlator.ts: the template reversed
+// as the filter, so output t of segment seg is the correlation c of lag seg·S + t; real input as one
+// lane, complex input as two, the real and imaginary parts of one segment, with the conjugated template
+// as a complex filter) the store writes the normalized score |c| / (cv.norm·√E) instead of c, E the
+// energy of the lag's window, segment points [t, t + M). After the transforms, workgroup memory takes
+// the segment's sums of squares over chunks of 8 and of 64 points (the points read again from the
+// source) and the sums of K − 1 consecutive chunks of 64 (K = ⌊M/64⌋); a window's energy is then its
+// ≤ 7 single points and ≤ 7 chunks of 8 at each end plus one or two of those sums. Every term is
+// positive (no cancellation), and a lag's energy depends only on its segment's points, so the scores do
+// not depend on how the stream was split.
 
 const SPLIT: bool = false; //! convolve: segments of N = 2L points (two halves), else N = L
 
@@ -634,6 +644,9 @@ struct ConvParams {
   available: u32, // values in srcReal
   inBase: u32, // value index of the dispatch's first input frame
   outSeg: u32, // values of outReal between the outputs of consecutive segments (S·V for the FIR)
+  outBase: u32, // score: index in outReal of the dispatch's first output
+  score: u32, // 1: write the correlator's scores (see above), 0: the filter's outputs
+  norm: f32, // score: the template's norm
 }
 
 @group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
@@ -736,6 +749,123 @@ fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
   emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
 }
 
+// Points of a segment, its chunks of 8 and of 64; where the chunk sums and the runs of K − 1 chunks of 64
+// lie in a row of workgroup memory (x: the row's first sequence, y: its second).
+const NP: u32 = L * (1u + u32(SPLIT));
+const AT64: u32 = NP / 8u;
+const ATRUN: u32 = AT64 + NP / 64u;
+
+// score: the sums of squares of the row's two segments into workgroup memory (read back by windowEnergy).
+// Every thread of the workgroup calls it after the transforms.
+fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
+  workgroupBarrier();
+  for (var j = tid; j < NP / 8u; j += TL) {
+    var s = vec2<f32>(0.0, 0.0);
+    for (var i = 0u; i < 8u; i++) {
+      let v = rowPoint(q0, q1, 8u * j + i);
+      s = s + v * v;
+    }
+    buf[row + j] = s;
+  }
+  workgroupBarrier();
+  for (var j = tid; j < NP / 64u; j += TL) {
+    var s = vec2<f32>(0.0, 0.0);
+    for (var i = 0u; i < 8u; i++) {
+      s = s + buf[row + 8u * j + i];
+    }
+    buf[row + AT64 + j] = s;
+  }
+  workgroupBarrier();
+  let runs = (cv.keep + 1u) / 64u;
+  for (var c = tid; c < NP / 64u; c += TL) {
+    var s = vec2<f32>(0.0, 0.0);
+    for (var i = 1u; i < runs && c + i <= NP / 64u; i++) {
+      s = s + buf[row + AT64 + c + i - 1u];
+    }
+    buf[row + ATRUN + c] = s;
+  }
+  workgroupBarrier();
+}
+
+// The energies of segment points [a, b) of the row's two sequences: single points to a multiple of 8,
+// chunks of 8 to a multiple of 64, the whole chunks of 64 (K − 1 or K of them for a window of M points:
+// the run, and its next chunk), then chunks of 8 and single points to b.
+fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
+  var e = vec2<f32>(0.0, 0.0);
+  var i = a;
+  while (i < b && i % 8u != 0u) {
+    let v = rowPoint(q0, q1, i);
+    e = e + v * v;
+    i++;
+  }
+  while (i + 8u <= b && i % 64u != 0u) {
+    e = e + buf[row + i / 8u];
+    i += 8u;
+  }
+  let blocks = (b - i) / 64u;
+  if (blocks > 0u) {
+    let runs = (cv.keep + 1u) / 64u;
+    let c = i / 64u;
+    e = e + buf[row + ATRUN + c];
+    if (blocks == runs) {
+      e = e + buf[row + AT64 + c + runs - 1u];
+    }
+    i += 64u * blocks;
+  }
+  while (i + 8u <= b) {
+    e = e + buf[row + i / 8u];
+    i += 8u;
+  }
+  while (i < b) {
+    let v = rowPoint(q0, q1, i);
+    e = e + v * v;
+    i++;
+  }
+  return e;
+}
+
+fn scoreOf(c: f32, e: f32) -> f32 {
+  if (e > 0.0 && cv.norm > 0.0) {
+    return c / (cv.norm * sqrt(e));
+  }
+  return 0.0;
+}
+
+// score: point n of a row (register value z, conjugated) as the scores of its two sequences' lags, or
+// with two lanes (complex input: one segment a row, its real and imaginary parts) the score of its lag.
+fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
+  if (n < cv.keep) {
+    return;
+  }
+  let t = n - cv.keep;
+  if (t >= q0.outEnd && t >= q1.outEnd) {
+    return;
+  }
+  let e = windowEnergy(q0, q1, row, t, n + 1u);
+  if (cv.lanes == 2u) {
+    outReal[cv.outBase + q0.outAt + t] = scoreOf(length(z), e.x + e.y);
+    return;
+  }
+  if (t < q0.outEnd) {
+    outReal[cv.outBase + q0.outAt + t] = scoreOf(abs(z.x), e.x);
+  }
+  if (t < q1.outEnd) {
+    outReal[cv.outBase + q1.outAt + t] = scoreOf(abs(z.y), e.y);
+  }
+}
+
+// score: points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
+fn scoreRow(q0: Seq, q1: Seq, row: u32, tid: u32, step: u32, off: u32, x: C8) {
+  scorePoint(q0, q1, row, tid * step + off, x[0]);
+  scorePoint(q0, q1, row, (tid + TL) * step + off, x[1]);
+  scorePoint(q0, q1, row, (tid + 2u * TL) * step + off, x[2]);
+  scorePoint(q0, q1, row, (tid + 3u * TL) * step + off, x[3]);
+  scorePoint(q0, q1, row, (tid + 4u * TL) * step + off, x[4]);
+  scorePoint(q0, q1, row, (tid + 5u * TL) * step + off, x[5]);
+  scorePoint(q0, q1, row, (tid + 6u * TL) * step + off, x[6]);
+  scorePoint(q0, q1, row, (tid + 7u * TL) * step + off, x[7]);
+}
+
 @compute @workgroup_size(T)
 fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let c = lid / TL;
@@ -754,6 +884,13 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     x = conj8(filter8(x, tid, 0u));
     workgroupBarrier();
     x = stages(x, row, tid);
+    if (cv.score == 1u) {
+      rowEnergies(q0, q1, row, tid);
+      if (live) {
+        scoreRow(q0, q1, row, tid, 1u, 0u, x);
+      }
+      return;
+    }
     if (live) {
       emitRow(q0, q1, tid, 1u, 0u, x);
     }
@@ -783,6 +920,14 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   e = stages(ye, row, tid);
   workgroupBarrier();
   o = stages(yo, row, tid);
+  if (cv.score == 1u) {
+    rowEnergies(q0, q1, row, tid);
+    if (live) {
+      scoreRow(q0, q1, row, tid, 2u, 0u, e);
+      scoreRow(q0, q1, row, tid, 2u, 1u, o);
+    }
+    return;
+  }
   if (live) {
     emitRow(q0, q1, tid, 2u, 0u, e);
     emitRow(q0, q1, tid, 2u, 1u, o);
