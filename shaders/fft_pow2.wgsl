@@ -625,9 +625,9 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 // lane, complex input as two, the real and imaginary parts of one segment, with the conjugated template
 // as a complex filter) the store writes the normalized score |c| / (cv.norm·√E) instead of c, E the
 // energy of the lag's window, segment points [t, t + M). After the transforms, workgroup memory takes
-// the segment's sums of squares over chunks of 8 and of 64 points (the points read again from the
-// source) and the sums of K − 1 consecutive chunks of 64 (K = ⌊M/64⌋); a window's energy is then its
-// ≤ 7 single points and ≤ 7 chunks of 8 at each end plus one or two of those sums. Every term is
+// the segment's sums of squares over chunks of 4, 16 and 64 points (the points read again from the
+// source) and the sums of K − 1 consecutive chunks of 64 (K = ⌊M/64⌋); a window's energy is then at most
+// 3 single points and 3 chunks of 4 and of 16 at each end plus one or two of those sums. Every term is
 // positive (no cancellation), and a lag's energy depends only on its segment's points, so the scores do
 // not depend on how the stream was split.
 
@@ -749,31 +749,33 @@ fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
   emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
 }
 
-// Points of a segment, its chunks of 8 and of 64; where the chunk sums and the runs of K − 1 chunks of 64
-// lie in a row of workgroup memory (x: the row's first sequence, y: its second).
+// Points of a segment; where its chunk sums (of 4, 16 and 64 points) and the runs of K − 1 chunks of 64
+// lie in a row of workgroup memory (x: the row's first sequence, y: its second): 0.34·NP words of the
+// row's L (SPLIT: NP = 2L).
 const NP: u32 = L * (1u + u32(SPLIT));
-const AT64: u32 = NP / 8u;
+const AT16: u32 = NP / 4u;
+const AT64: u32 = AT16 + NP / 16u;
 const ATRUN: u32 = AT64 + NP / 64u;
 
 // score: the sums of squares of the row's two segments into workgroup memory (read back by windowEnergy).
 // Every thread of the workgroup calls it after the transforms.
 fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
   workgroupBarrier();
-  for (var j = tid; j < NP / 8u; j += TL) {
+  for (var j = tid; j < NP / 4u; j += TL) {
     var s = vec2<f32>(0.0, 0.0);
-    for (var i = 0u; i < 8u; i++) {
-      let v = rowPoint(q0, q1, 8u * j + i);
+    for (var i = 0u; i < 4u; i++) {
+      let v = rowPoint(q0, q1, 4u * j + i);
       s = s + v * v;
     }
     buf[row + j] = s;
   }
   workgroupBarrier();
+  for (var j = tid; j < NP / 16u; j += TL) {
+    buf[row + AT16 + j] = chunkSum(row + 4u * j);
+  }
+  workgroupBarrier();
   for (var j = tid; j < NP / 64u; j += TL) {
-    var s = vec2<f32>(0.0, 0.0);
-    for (var i = 0u; i < 8u; i++) {
-      s = s + buf[row + 8u * j + i];
-    }
-    buf[row + AT64 + j] = s;
+    buf[row + AT64 + j] = chunkSum(row + AT16 + 4u * j);
   }
   workgroupBarrier();
   let runs = (cv.keep + 1u) / 64u;
@@ -787,20 +789,30 @@ fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
   workgroupBarrier();
 }
 
-// The energies of segment points [a, b) of the row's two sequences: single points to a multiple of 8,
-// chunks of 8 to a multiple of 64, the whole chunks of 64 (K − 1 or K of them for a window of M points:
-// the run, and its next chunk), then chunks of 8 and single points to b.
+// Four consecutive sums of workgroup memory from `at`, added in order.
+fn chunkSum(at: u32) -> vec2<f32> {
+  return ((buf[at] + buf[at + 1u]) + buf[at + 2u]) + buf[at + 3u];
+}
+
+// The energies of segment points [a, b) of the row's two sequences: single points to a multiple of 4,
+// chunks of 4 to a multiple of 16, of 16 to a multiple of 64, the whole chunks of 64 (K − 1 or K of them
+// for a window of M points: the run, and its next chunk), then chunks of 16 and 4 and single points to b:
+// at most 3 terms of each size at each end.
 fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   var e = vec2<f32>(0.0, 0.0);
   var i = a;
-  while (i < b && i % 8u != 0u) {
+  while (i < b && i % 4u != 0u) {
     let v = rowPoint(q0, q1, i);
     e = e + v * v;
     i++;
   }
-  while (i + 8u <= b && i % 64u != 0u) {
-    e = e + buf[row + i / 8u];
-    i += 8u;
+  while (i + 4u <= b && i % 16u != 0u) {
+    e = e + buf[row + i / 4u];
+    i += 4u;
+  }
+  while (i + 16u <= b && i % 64u != 0u) {
+    e = e + buf[row + AT16 + i / 16u];
+    i += 16u;
   }
   let blocks = (b - i) / 64u;
   if (blocks > 0u) {
@@ -812,9 +824,13 @@ fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
     }
     i += 64u * blocks;
   }
-  while (i + 8u <= b) {
-    e = e + buf[row + i / 8u];
-    i += 8u;
+  while (i + 16u <= b) {
+    e = e + buf[row + AT16 + i / 16u];
+    i += 16u;
+  }
+  while (i + 4u <= b) {
+    e = e + buf[row + i / 4u];
+    i += 4u;
   }
   while (i < b) {
     let v = rowPoint(q0, q1, i);
