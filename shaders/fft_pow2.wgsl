@@ -632,6 +632,7 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 // not depend on how the stream was split.
 
 const SPLIT: bool = false; //! convolve: segments of N = 2L points (two halves), else N = L
+const SCORE: bool = true; //! convolve: with the correlator's score store (used where cv.score = 1)
 
 struct ConvParams {
   count: u32, // rows (pairs of real sequences) in this dispatch
@@ -900,7 +901,7 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     x = conj8(filter8(x, tid, 0u));
     workgroupBarrier();
     x = stages(x, row, tid);
-    if (cv.score == 1u) {
+    if (SCORE && cv.score == 1u) {
       rowEnergies(q0, q1, row, tid);
       if (live) {
         scoreRow(q0, q1, row, tid, 1u, 0u, x);
@@ -936,7 +937,7 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   e = stages(ye, row, tid);
   workgroupBarrier();
   o = stages(yo, row, tid);
-  if (cv.score == 1u) {
+  if (SCORE && cv.score == 1u) {
     rowEnergies(q0, q1, row, tid);
     if (live) {
       scoreRow(q0, q1, row, tid, 2u, 0u, e);
