@@ -779,15 +779,22 @@ fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
     buf[row + AT64 + j] = chunkSum(row + AT16 + 4u * j);
   }
   workgroupBarrier();
-  let runs = (cv.keep + 1u) / 64u;
+  let runs = runLength();
   for (var c = tid; c < NP / 64u; c += TL) {
     var s = vec2<f32>(0.0, 0.0);
-    for (var i = 1u; i < runs && c + i <= NP / 64u; i++) {
-      s = s + buf[row + AT64 + c + i - 1u];
+    for (var i = 0u; i < runs && c + i < NP / 64u; i++) {
+      s = s + buf[row + AT64 + c + i];
     }
     buf[row + ATRUN + c] = s;
   }
   workgroupBarrier();
+}
+
+// Chunks of 64 in a run: one less than a window holds at most. The windows windowEnergy sums have M
+// points, or (SPLIT, whose scores come in pairs of lags) the M − 1 points two neighbouring lags share.
+fn runLength() -> u32 {
+  let w = select(cv.keep + 1u, cv.keep, SPLIT);
+  return max(w / 64u, 1u) - 1u;
 }
 
 // Four consecutive sums of workgroup memory from `at`, added in order.
@@ -795,10 +802,10 @@ fn chunkSum(at: u32) -> vec2<f32> {
   return ((buf[at] + buf[at + 1u]) + buf[at + 2u]) + buf[at + 3u];
 }
 
-// The energies of segment points [a, b) of the row's two sequences: single points to a multiple of 4,
-// chunks of 4 to a multiple of 16, of 16 to a multiple of 64, the whole chunks of 64 (K − 1 or K of them
-// for a window of M points: the run, and its next chunk), then chunks of 16 and 4 and single points to b:
-// at most 3 terms of each size at each end.
+// The energies of segment points [a, b) of the row's two sequences (b − a: the window runLength counts
+// for): single points to a multiple of 4, chunks of 4 to a multiple of 16, of 16 to a multiple of 64,
+// the whole chunks of 64 (a run, or a run and its next chunk), then chunks of 16 and 4 and single points
+// to b: at most 3 terms of each size at each end.
 fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   var e = vec2<f32>(0.0, 0.0);
   var i = a;
@@ -817,11 +824,11 @@ fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   }
   let blocks = (b - i) / 64u;
   if (blocks > 0u) {
-    let runs = (cv.keep + 1u) / 64u;
+    let runs = runLength();
     let c = i / 64u;
     e = e + buf[row + ATRUN + c];
-    if (blocks == runs) {
-      e = e + buf[row + AT64 + c + runs - 1u];
+    if (blocks > runs) {
+      e = e + buf[row + AT64 + c + runs];
     }
     i += 64u * blocks;
   }
@@ -848,19 +855,14 @@ fn scoreOf(c: f32, e: f32) -> f32 {
   return 0.0;
 }
 
-// score: point n of a row (register value z, conjugated) as the scores of its two sequences' lags, or
-// with two lanes (complex input: one segment a row, its real and imaginary parts) the score of its lag.
-fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
-  if (n < cv.keep) {
-    return;
-  }
-  let t = n - cv.keep;
-  if (t >= q0.outEnd && t >= q1.outEnd) {
-    return;
-  }
-  let e = windowEnergy(q0, q1, row, t, n + 1u);
+// score: the score of lag t from its correlation (register value z, conjugated) and window energies e,
+// for each of the row's two sequences, or with two lanes (complex input: one segment a row, its real
+// and imaginary parts) for the one.
+fn storeScore(q0: Seq, q1: Seq, t: u32, z: vec2<f32>, e: vec2<f32>) {
   if (cv.lanes == 2u) {
-    outReal[cv.outBase + q0.outAt + t] = scoreOf(length(z), e.x + e.y);
+    if (t < q0.outEnd) {
+      outReal[cv.outBase + q0.outAt + t] = scoreOf(length(z), e.x + e.y);
+    }
     return;
   }
   if (t < q0.outEnd) {
@@ -871,16 +873,60 @@ fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
   }
 }
 
+// score: point n of a row (register value z) as the score of lag n − (M − 1).
+fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
+  if (n < cv.keep) {
+    return;
+  }
+  let t = n - cv.keep;
+  if (t < max(q0.outEnd, q1.outEnd)) {
+    storeScore(q0, q1, t, z, windowEnergy(q0, q1, row, t, n + 1u));
+  }
+}
+
 // score: points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
-fn scoreRow(q0: Seq, q1: Seq, row: u32, tid: u32, step: u32, off: u32, x: C8) {
-  scorePoint(q0, q1, row, tid * step + off, x[0]);
-  scorePoint(q0, q1, row, (tid + TL) * step + off, x[1]);
-  scorePoint(q0, q1, row, (tid + 2u * TL) * step + off, x[2]);
-  scorePoint(q0, q1, row, (tid + 3u * TL) * step + off, x[3]);
-  scorePoint(q0, q1, row, (tid + 4u * TL) * step + off, x[4]);
-  scorePoint(q0, q1, row, (tid + 5u * TL) * step + off, x[5]);
-  scorePoint(q0, q1, row, (tid + 6u * TL) * step + off, x[6]);
-  scorePoint(q0, q1, row, (tid + 7u * TL) * step + off, x[7]);
+fn scoreRow(q0: Seq, q1: Seq, row: u32, tid: u32, x: C8) {
+  scorePoint(q0, q1, row, tid, x[0]);
+  scorePoint(q0, q1, row, tid + TL, x[1]);
+  scorePoint(q0, q1, row, tid + 2u * TL, x[2]);
+  scorePoint(q0, q1, row, tid + 3u * TL, x[3]);
+  scorePoint(q0, q1, row, tid + 4u * TL, x[4]);
+  scorePoint(q0, q1, row, tid + 5u * TL, x[5]);
+  scorePoint(q0, q1, row, tid + 6u * TL, x[6]);
+  scorePoint(q0, q1, row, tid + 7u * TL, x[7]);
+}
+
+// SPLIT score: points n = 2m and n + 1 of a row (registers z0 of the even half, z1 of the odd one), the
+// lags t = n − (M − 1) and t + 1, whose windows share the M − 1 points [t + 1, n + 1): that sum once,
+// plus point t for the first and point n + 1 for the second.
+fn scorePair(q0: Seq, q1: Seq, row: u32, n: u32, z0: vec2<f32>, z1: vec2<f32>) {
+  if (n + 1u < cv.keep) {
+    return;
+  }
+  let t1 = n + 1u - cv.keep;
+  let live = n >= cv.keep && t1 - 1u < max(q0.outEnd, q1.outEnd);
+  if (!live && t1 >= max(q0.outEnd, q1.outEnd)) {
+    return;
+  }
+  let inner = windowEnergy(q0, q1, row, t1, n + 1u);
+  if (live) {
+    let v = rowPoint(q0, q1, t1 - 1u);
+    storeScore(q0, q1, t1 - 1u, z0, v * v + inner);
+  }
+  let w = rowPoint(q0, q1, n + 1u);
+  storeScore(q0, q1, t1, z1, inner + w * w);
+}
+
+// SPLIT score: the pairs of points 2(tid + k·TL), from the even half e and the odd half o.
+fn scorePairs(q0: Seq, q1: Seq, row: u32, tid: u32, e: C8, o: C8) {
+  scorePair(q0, q1, row, 2u * tid, e[0], o[0]);
+  scorePair(q0, q1, row, 2u * (tid + TL), e[1], o[1]);
+  scorePair(q0, q1, row, 2u * (tid + 2u * TL), e[2], o[2]);
+  scorePair(q0, q1, row, 2u * (tid + 3u * TL), e[3], o[3]);
+  scorePair(q0, q1, row, 2u * (tid + 4u * TL), e[4], o[4]);
+  scorePair(q0, q1, row, 2u * (tid + 5u * TL), e[5], o[5]);
+  scorePair(q0, q1, row, 2u * (tid + 6u * TL), e[6], o[6]);
+  scorePair(q0, q1, row, 2u * (tid + 7u * TL), e[7], o[7]);
 }
 
 @compute @workgroup_size(T)
@@ -904,7 +950,7 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     if (SCORE && cv.score == 1u) {
       rowEnergies(q0, q1, row, tid);
       if (live) {
-        scoreRow(q0, q1, row, tid, 1u, 0u, x);
+        scoreRow(q0, q1, row, tid, x);
       }
       return;
     }
@@ -940,8 +986,7 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   if (SCORE && cv.score == 1u) {
     rowEnergies(q0, q1, row, tid);
     if (live) {
-      scoreRow(q0, q1, row, tid, 2u, 0u, e);
-      scoreRow(q0, q1, row, tid, 2u, 1u, o);
+      scorePairs(q0, q1, row, tid, e, o);
     }
     return;
   }

@@ -24,14 +24,18 @@ async function scores(c: Correlator, x: Float32Array, blocks: number[]): Promise
 }
 
 describe.skipIf(!b)('webgpu fused correlator against the CPU backend (double)', () => {
-  // 40 and 64: no or one whole chunk of 64 in a window (the kernel's runs of K − 1 chunks empty)
+  // 40 and 64: no or one whole chunk of 64 in a window (the kernel's runs of chunks empty); on an adapter
+  // of 2048 one-pass points 1023, 1025, 700 and 1024 complex run as two halves (lags scored in pairs, whose
+  // shared M − 1 points hold 15, 16, 10 and 15 whole chunks)
   for (const [m, complex] of [
     [40, false],
     [64, false],
     [255, false],
     [1023, false],
+    [1025, false],
     [100, true],
     [700, true],
+    [1024, true],
   ] as const) {
     const kind = complex ? 'complex' : 'real';
     it(`template ${m} ${kind}: scores equal float64, bit-identical over random blocks`, async () => {

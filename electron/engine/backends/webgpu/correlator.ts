@@ -110,7 +110,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   private readonly unit: number;
   private readonly direct: boolean;
   /** conj(FFT of the zero-padded template): L bins (complex) or L/2 + 1 (real); the template when direct;
-   * fused: the convolve kernel's table of the reversed template. */
+   * fused: the convolve kernel's table of the conjugated, reversed template. */
   private readonly spectrum: GPUBuffer;
   /** Real input: (cos, sin)(2π·k/L) for k ≤ L/2, the rfft's post- and pre-processing twiddles. */
   private readonly twiddles: GPUBuffer | null;
