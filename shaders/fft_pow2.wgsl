@@ -626,10 +626,11 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 // as a complex filter) the store writes the normalized score |c| / (cv.norm·√E) instead of c, E the
 // energy of the lag's window, segment points [t, t + M). After the transforms, workgroup memory takes
 // the segment's sums of squares over chunks of 4, 16 and 64 points (the points read again from the
-// source) and the sums of K − 1 consecutive chunks of 64 (K = ⌊M/64⌋); a window's energy is then at most
-// 3 single points and 3 chunks of 4 and of 16 at each end plus one or two of those sums. Every term is
-// positive (no cancellation), and a lag's energy depends only on its segment's points, so the scores do
-// not depend on how the stream was split.
+// source) and the sums of runs of consecutive chunks of 64; a window's energy is then at most 3 single
+// points and 3 chunks of 4 and of 16 at each end plus one run and at most one more chunk of 64 (SPLIT: a
+// thread's lags come in neighbouring pairs, which share that sum over their common M − 1 points and add
+// one point each). Every term is positive (no cancellation), and a lag's energy depends only on its
+// segment's points, so the scores do not depend on how the stream was split.
 
 const SPLIT: bool = false; //! convolve: segments of N = 2L points (two halves), else N = L
 const SCORE: bool = true; //! convolve: with the correlator's score store (used where cv.score = 1)
