@@ -885,7 +885,7 @@ fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
   }
 }
 
-// score: points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
+// score: points tid + k·TL of a row, from the conjugated inverse in x.
 fn scoreRow(q0: Seq, q1: Seq, row: u32, tid: u32, x: C8) {
   scorePoint(q0, q1, row, tid, x[0]);
   scorePoint(q0, q1, row, tid + TL, x[1]);
