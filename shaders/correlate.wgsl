@@ -2,6 +2,8 @@
 // scipy.signal.correlate(x, t, mode='valid'):
 //   score[l] = |Σ_k x[l + k]·conj(t[k])| / (‖t‖·‖x[l … l + M)‖), 0 where the window's energy is 0.
 // src is the stream's window on the device (sample i at value VPS·i), its sample 0 the first lag's.
+// gather, spectrum and score are the overlap-save passes for segments larger than the fused kernel takes
+// (shaders/fft_pow2.wgsl `convolve` with cv.score computes the scores of smaller ones in one pass).
 //   direct:   short templates: each lag's sum and window energy computed in one loop (an FFT's error,
 //             relative to the whole segment, would swamp the score of a lag whose window is faint).
 //   gather:   overlap-save rows of L points, S = L − M + 1 lags each, one segment a row (complex values,

@@ -620,8 +620,20 @@ fn spectrum(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 //   X[m] = E[m] + W_N^m·O[m], X[m + L] = E[m] − W_N^m·O[m]; back: E' = Y[m] + Y[m + L],
 //   O' = (Y[m] − Y[m + L])·conj(W_N^m).
 // The table at binding 3 holds H[k] for k < N, then (SPLIT) (cos, sin)(2π·m/N) for m < L.
+// With cv.score = 1 (the correlator, electron/engine/backends/webgpu/correlator.ts: the template reversed
+// as the filter, so output t of segment seg is the correlation c of lag seg·S + t; real input as one
+// lane, complex input as two, the real and imaginary parts of one segment, with the conjugated template
+// as a complex filter) the store writes the normalized score |c| / (cv.norm·√E) instead of c, E the
+// energy of the lag's window, segment points [t, t + M). After the transforms, workgroup memory takes
+// the segment's sums of squares over chunks of 4, 16 and 64 points (the points read again from the
+// source) and the sums of runs of consecutive chunks of 64; a window's energy is then at most 3 single
+// points and 3 chunks of 4 and of 16 at each end plus one run and at most one more chunk of 64 (SPLIT: a
+// thread's lags come in neighbouring pairs, which share that sum over their common M − 1 points and add
+// one point each). Every term is positive (no cancellation), and a lag's energy depends only on its
+// segment's points, so the scores do not depend on how the stream was split.
 
 const SPLIT: bool = false; //! convolve: segments of N = 2L points (two halves), else N = L
+const SCORE: bool = true; //! convolve: with the correlator's score store (used where cv.score = 1)
 
 struct ConvParams {
   count: u32, // rows (pairs of real sequences) in this dispatch
@@ -634,6 +646,9 @@ struct ConvParams {
   available: u32, // values in srcReal
   inBase: u32, // value index of the dispatch's first input frame
   outSeg: u32, // values of outReal between the outputs of consecutive segments (S·V for the FIR)
+  outBase: u32, // score: index in outReal of the dispatch's first output
+  score: u32, // 1: write the correlator's scores (see above), 0: the filter's outputs
+  norm: f32, // score: the template's norm
 }
 
 @group(0) @binding(11) var<storage, read_write> outReal: array<f32>;
@@ -736,6 +751,185 @@ fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
   emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
 }
 
+// Points of a segment; where its chunk sums (of 4, 16 and 64 points) and the runs of K − 1 chunks of 64
+// lie in a row of workgroup memory (x: the row's first sequence, y: its second): 0.34·NP words of the
+// row's L (SPLIT: NP = 2L).
+const NP: u32 = L * (1u + u32(SPLIT));
+const AT16: u32 = NP / 4u;
+const AT64: u32 = AT16 + NP / 16u;
+const ATRUN: u32 = AT64 + NP / 64u;
+
+// score: the sums of squares of the row's two segments into workgroup memory (read back by windowEnergy).
+// Every thread of the workgroup calls it after the transforms.
+fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
+  workgroupBarrier();
+  for (var j = tid; j < NP / 4u; j += TL) {
+    var s = vec2<f32>(0.0, 0.0);
+    for (var i = 0u; i < 4u; i++) {
+      let v = rowPoint(q0, q1, 4u * j + i);
+      s = s + v * v;
+    }
+    buf[row + j] = s;
+  }
+  workgroupBarrier();
+  for (var j = tid; j < NP / 16u; j += TL) {
+    buf[row + AT16 + j] = chunkSum(row + 4u * j);
+  }
+  workgroupBarrier();
+  for (var j = tid; j < NP / 64u; j += TL) {
+    buf[row + AT64 + j] = chunkSum(row + AT16 + 4u * j);
+  }
+  workgroupBarrier();
+  let runs = runLength();
+  for (var c = tid; c < NP / 64u; c += TL) {
+    var s = vec2<f32>(0.0, 0.0);
+    for (var i = 0u; i < runs && c + i < NP / 64u; i++) {
+      s = s + buf[row + AT64 + c + i];
+    }
+    buf[row + ATRUN + c] = s;
+  }
+  workgroupBarrier();
+}
+
+// Chunks of 64 in a run: one less than a window holds at most. The windows windowEnergy sums have M
+// points, or (SPLIT, whose scores come in pairs of lags) the M − 1 points two neighbouring lags share.
+fn runLength() -> u32 {
+  let w = select(cv.keep + 1u, cv.keep, SPLIT);
+  return max(w / 64u, 1u) - 1u;
+}
+
+// Four consecutive sums of workgroup memory from `at`, added in order.
+fn chunkSum(at: u32) -> vec2<f32> {
+  return ((buf[at] + buf[at + 1u]) + buf[at + 2u]) + buf[at + 3u];
+}
+
+// The energies of segment points [a, b) of the row's two sequences (b − a: the window runLength counts
+// for): single points to a multiple of 4, chunks of 4 to a multiple of 16, of 16 to a multiple of 64,
+// the whole chunks of 64 (a run, or a run and its next chunk), then chunks of 16 and 4 and single points
+// to b: at most 3 terms of each size at each end.
+fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
+  var e = vec2<f32>(0.0, 0.0);
+  var i = a;
+  while (i < b && i % 4u != 0u) {
+    let v = rowPoint(q0, q1, i);
+    e = e + v * v;
+    i++;
+  }
+  while (i + 4u <= b && i % 16u != 0u) {
+    e = e + buf[row + i / 4u];
+    i += 4u;
+  }
+  while (i + 16u <= b && i % 64u != 0u) {
+    e = e + buf[row + AT16 + i / 16u];
+    i += 16u;
+  }
+  let blocks = (b - i) / 64u;
+  if (blocks > 0u) {
+    let runs = runLength();
+    let c = i / 64u;
+    e = e + buf[row + ATRUN + c];
+    if (blocks > runs) {
+      e = e + buf[row + AT64 + c + runs];
+    }
+    i += 64u * blocks;
+  }
+  while (i + 16u <= b) {
+    e = e + buf[row + AT16 + i / 16u];
+    i += 16u;
+  }
+  while (i + 4u <= b) {
+    e = e + buf[row + i / 4u];
+    i += 4u;
+  }
+  while (i < b) {
+    let v = rowPoint(q0, q1, i);
+    e = e + v * v;
+    i++;
+  }
+  return e;
+}
+
+fn scoreOf(c: f32, e: f32) -> f32 {
+  if (e > 0.0 && cv.norm > 0.0) {
+    return c / (cv.norm * sqrt(e));
+  }
+  return 0.0;
+}
+
+// score: the score of lag t from its correlation (register value z, conjugated) and window energies e,
+// for each of the row's two sequences, or with two lanes (complex input: one segment a row, its real
+// and imaginary parts) for the one.
+fn storeScore(q0: Seq, q1: Seq, t: u32, z: vec2<f32>, e: vec2<f32>) {
+  if (cv.lanes == 2u) {
+    if (t < q0.outEnd) {
+      outReal[cv.outBase + q0.outAt + t] = scoreOf(length(z), e.x + e.y);
+    }
+    return;
+  }
+  if (t < q0.outEnd) {
+    outReal[cv.outBase + q0.outAt + t] = scoreOf(abs(z.x), e.x);
+  }
+  if (t < q1.outEnd) {
+    outReal[cv.outBase + q1.outAt + t] = scoreOf(abs(z.y), e.y);
+  }
+}
+
+// score: point n of a row (register value z) as the score of lag n − (M − 1).
+fn scorePoint(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>) {
+  if (n < cv.keep) {
+    return;
+  }
+  let t = n - cv.keep;
+  if (t < max(q0.outEnd, q1.outEnd)) {
+    storeScore(q0, q1, t, z, windowEnergy(q0, q1, row, t, n + 1u));
+  }
+}
+
+// score: points tid + k·TL of a row, from the conjugated inverse in x.
+fn scoreRow(q0: Seq, q1: Seq, row: u32, tid: u32, x: C8) {
+  scorePoint(q0, q1, row, tid, x[0]);
+  scorePoint(q0, q1, row, tid + TL, x[1]);
+  scorePoint(q0, q1, row, tid + 2u * TL, x[2]);
+  scorePoint(q0, q1, row, tid + 3u * TL, x[3]);
+  scorePoint(q0, q1, row, tid + 4u * TL, x[4]);
+  scorePoint(q0, q1, row, tid + 5u * TL, x[5]);
+  scorePoint(q0, q1, row, tid + 6u * TL, x[6]);
+  scorePoint(q0, q1, row, tid + 7u * TL, x[7]);
+}
+
+// SPLIT score: points n = 2m and n + 1 of a row (registers z0 of the even half, z1 of the odd one), the
+// lags t = n − (M − 1) and t + 1, whose windows share the M − 1 points [t + 1, n + 1): that sum once,
+// plus point t for the first and point n + 1 for the second.
+fn scorePair(q0: Seq, q1: Seq, row: u32, n: u32, z0: vec2<f32>, z1: vec2<f32>) {
+  if (n + 1u < cv.keep) {
+    return;
+  }
+  let t1 = n + 1u - cv.keep;
+  let live = n >= cv.keep && t1 - 1u < max(q0.outEnd, q1.outEnd);
+  if (!live && t1 >= max(q0.outEnd, q1.outEnd)) {
+    return;
+  }
+  let inner = windowEnergy(q0, q1, row, t1, n + 1u);
+  if (live) {
+    let v = rowPoint(q0, q1, t1 - 1u);
+    storeScore(q0, q1, t1 - 1u, z0, v * v + inner);
+  }
+  let w = rowPoint(q0, q1, n + 1u);
+  storeScore(q0, q1, t1, z1, inner + w * w);
+}
+
+// SPLIT score: the pairs of points 2(tid + k·TL), from the even half e and the odd half o.
+fn scorePairs(q0: Seq, q1: Seq, row: u32, tid: u32, e: C8, o: C8) {
+  scorePair(q0, q1, row, 2u * tid, e[0], o[0]);
+  scorePair(q0, q1, row, 2u * (tid + TL), e[1], o[1]);
+  scorePair(q0, q1, row, 2u * (tid + 2u * TL), e[2], o[2]);
+  scorePair(q0, q1, row, 2u * (tid + 3u * TL), e[3], o[3]);
+  scorePair(q0, q1, row, 2u * (tid + 4u * TL), e[4], o[4]);
+  scorePair(q0, q1, row, 2u * (tid + 5u * TL), e[5], o[5]);
+  scorePair(q0, q1, row, 2u * (tid + 6u * TL), e[6], o[6]);
+  scorePair(q0, q1, row, 2u * (tid + 7u * TL), e[7], o[7]);
+}
+
 @compute @workgroup_size(T)
 fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let c = lid / TL;
@@ -754,6 +948,13 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     x = conj8(filter8(x, tid, 0u));
     workgroupBarrier();
     x = stages(x, row, tid);
+    if (SCORE && cv.score == 1u) {
+      rowEnergies(q0, q1, row, tid);
+      if (live) {
+        scoreRow(q0, q1, row, tid, x);
+      }
+      return;
+    }
     if (live) {
       emitRow(q0, q1, tid, 1u, 0u, x);
     }
@@ -783,6 +984,13 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   e = stages(ye, row, tid);
   workgroupBarrier();
   o = stages(yo, row, tid);
+  if (SCORE && cv.score == 1u) {
+    rowEnergies(q0, q1, row, tid);
+    if (live) {
+      scorePairs(q0, q1, row, tid, e, o);
+    }
+    return;
+  }
   if (live) {
     emitRow(q0, q1, tid, 2u, 0u, e);
     emitRow(q0, q1, tid, 2u, 1u, o);

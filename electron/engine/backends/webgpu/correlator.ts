@@ -6,9 +6,12 @@
 // pre-processing) → inverse → scores), so scores do not depend on the block sizes. The candidate peaks are
 // reduced on the device (a histogram of the local maxima's scores, a threshold that fits a list, the list);
 // only that list comes back, and the host selects from it by the CPU backend's rule.
-// Real input with segments up to twice the one-pass FFT runs the FFT, product and inverse as the FIR's
-// fused kernel (fir.ts encodeConvolve, the template reversed as the filter; two segments a row, so lags
-// are released two segments at a time).
+// Segments up to twice the one-pass FFT run in one pass instead: the FIR's fused kernel (fir.ts
+// encodeConvolve, shaders/fft_pow2.wgsl `convolve` with its score store; the conjugated template reversed
+// as the filter) reads each segment from the window, correlates it, and writes its lags' scores with the
+// window energies summed from the same segment in workgroup memory, so neither the segments, their
+// correlation nor chunk energies pass through global memory. Real input: two segments a row, so lags are
+// released two segments at a time; complex input: one segment a row.
 
 import { validateCorrelatorConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
@@ -107,7 +110,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   private readonly unit: number;
   private readonly direct: boolean;
   /** conj(FFT of the zero-padded template): L bins (complex) or L/2 + 1 (real); the template when direct;
-   * fused: the convolve kernel's table of the reversed template. */
+   * fused: the convolve kernel's table of the conjugated, reversed template. */
   private readonly spectrum: GPUBuffer;
   /** Real input: (cos, sin)(2π·k/L) for k ≤ L/2, the rfft's post- and pre-processing twiddles. */
   private readonly twiddles: GPUBuffer | null;
@@ -128,15 +131,22 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     this.direct = M <= WEBGPU_CORR_DIRECT_MAX_LENGTH;
     const planner = device.fftPlanner;
     const fusedSize = webGpuOverlapSaveSize(M, 2 * planner.onePassMax);
-    this.fusedL = this.direct || this.complex ? 0 : fusedLength(fusedSize, planner.onePassMax);
+    this.fusedL = this.direct ? 0 : fusedLength(fusedSize, planner.onePassMax);
     if (this.fusedL > 0) {
       this.size = fusedSize;
       this.segment = fusedSize - M + 1;
       this.plan = this.twiddles = null;
-      const reversed = Float64Array.from(config.template).reverse();
+      // the filter h[k] = conj(t[M − 1 − k]): its convolution with x is the correlation with t
+      const h = new Float64Array(config.template.length);
+      for (let k = 0; k < M; k++) {
+        if (this.complex) {
+          h[2 * k] = config.template[2 * (M - 1 - k)];
+          h[2 * k + 1] = -config.template[2 * (M - 1 - k) + 1];
+        } else h[k] = config.template[M - 1 - k];
+      }
       this.spectrum = uploadTable(
         device.ctx,
-        convolveTable(reversed, fusedSize, this.fusedL),
+        convolveTable(h, fusedSize, this.fusedL, this.complex),
         'correlate spectrum',
       );
     } else if (this.direct) {
@@ -167,7 +177,8 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       }
       this.spectrum = uploadTable(device.ctx, conj, 'correlate spectrum');
     }
-    this.unit = this.fusedL > 0 ? 2 * this.segment : this.segment;
+    // fused real input: two segments a row, released together so the pairs do not depend on the blocks
+    this.unit = this.fusedL > 0 && !this.complex ? 2 * this.segment : this.segment;
     this.cursor = new LagCursor(M, this.unit);
     this.window = new DeviceWindow(device, 'correlate');
   }
@@ -264,9 +275,11 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     return res;
   }
 
-  /** Device bytes one overlap-save segment takes in a submit (rows, spectra, chunk sums, FFT scratch). */
+  /** Device bytes one overlap-save segment takes in a submit (rows, spectra, chunk sums, FFT scratch;
+   * fused: the segment's input). */
   private segmentBytes(): number {
     const L = this.size;
+    if (this.fusedL > 0) return (this.complex ? 8 : 4) * L;
     const scratch = this.plan?.scratchPerRow ?? 0;
     return (this.complex ? 24 : 12) * L + 8 * scratch + L;
   }
@@ -291,6 +304,28 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       k('direct', lags, { 0: src, 5: result, 9: this.spectrum });
       return;
     }
+    if (this.fusedL > 0) {
+      // one pass: each segment read from the window, correlated, and its lags' scores (window energies
+      // from the same segment) written to the result
+      const vps = this.complex ? 2 : 1;
+      encodeConvolve(this.device, job, {
+        L: this.fusedL,
+        N: L,
+        table: this.spectrum,
+        src,
+        dst: result,
+        seqs: segments * vps,
+        lanes: vps,
+        segment: S,
+        keep: this.templateLength - 1,
+        frames: lags,
+        available,
+        inBase: inBase * vps,
+        outSeg: S,
+        scores: { outBase, norm: this.templateNorm },
+      });
+      return;
+    }
     const rowBytes = segments * L * 4 * (this.complex ? 2 : 1);
     const rows = w.get(0, rowBytes);
     const a = w.get(1, rowBytes);
@@ -298,24 +333,7 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
     const e8 = w.get(3, Math.max(16, (segments * L) / 2));
     const e64 = w.get(6, Math.max(16, (segments * L) / 16));
     k('gather', (segments * L) / 8, { 0: src, 7: rows, 2: e8, 12: e64 });
-    if (this.fusedL > 0) {
-      // lag j of segment s (its correlation) at a[s·L + j], as the inverse FFT leaves it
-      encodeConvolve(this.device, job, {
-        L: this.fusedL,
-        N: L,
-        table: this.spectrum,
-        src,
-        dst: a,
-        seqs: segments,
-        lanes: 1,
-        segment: S,
-        keep: this.templateLength - 1,
-        frames: lags,
-        available,
-        inBase,
-        outSeg: L,
-      });
-    } else if (this.complex) {
+    if (this.complex) {
       const plan = this.plan!;
       plan.encode(job, rows, 0, a, 0, segments, false);
       this.device.fftPlanner.elementwiseDispatch(

@@ -39,11 +39,13 @@ export function fusedLength(N: number, onePassMax: number): number {
   return N <= onePassMax ? N : N <= 2 * onePassMax ? N / 2 : 0;
 }
 
-/** The fused kernel's table for real taps h and segments of N points (FFT length L): H = FFT(h) / N, N
- * bins, then for the split form (L < N) its radix-2 twiddles (cos, sin)(2π·m/N), m < N/2. */
-export function convolveTable(h: ArrayLike<number>, N: number, L: number): Float32Array {
+/** The fused kernel's table for taps h (real, or interleaved complex values when `complex`) and
+ * segments of N points (FFT length L): H = FFT(h) / N, N bins, then for the split form (L < N) its
+ * radix-2 twiddles (cos, sin)(2π·m/N), m < N/2. */
+export function convolveTable(h: ArrayLike<number>, N: number, L: number, complex = false): Float32Array {
   const padded = new Float64Array(2 * N);
-  for (let i = 0; i < h.length; i++) padded[2 * i] = h[i];
+  if (complex) for (let i = 0; i < h.length; i++) padded[i] = h[i];
+  else for (let i = 0; i < h.length; i++) padded[2 * i] = h[i];
   const spectrum = new Float64Array(2 * N);
   getFftPlan(N).forward(padded, spectrum);
   const table = new Float32Array(2 * N + (L < N ? N : 0));
@@ -70,6 +72,9 @@ export interface ConvolveDispatch {
   available: number;
   inBase: number;
   outSeg: number;
+  /** The correlator: write normalized scores (from outBase of dst, the template's norm) instead of the
+   * filter's outputs (shaders/fft_pow2.wgsl `convolve` with cv.score). */
+  scores?: { outBase: number; norm: number };
 }
 
 /** Encodes the fused overlap-save kernel: one workgroup row per pair of real sequences. */
@@ -78,18 +83,23 @@ export function encodeConvolve(device: WebGpuDevice, job: FftJob, d: ConvolveDis
   const rows = Math.ceil(d.seqs / 2);
   const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N);
   const g = grid(Math.ceil(rows / cols), device.ctx.limits.workgroupsPerDimension);
-  const uniforms = job.arena.slot([
-    rows,
-    g.x,
-    d.seqs,
-    d.lanes,
-    d.segment,
-    d.keep,
-    d.frames,
-    d.available,
-    d.inBase,
-    d.outSeg,
-  ]);
+  const uniforms = job.arena.slot(
+    [
+      rows,
+      g.x,
+      d.seqs,
+      d.lanes,
+      d.segment,
+      d.keep,
+      d.frames,
+      d.available,
+      d.inBase,
+      d.outSeg,
+      d.scores?.outBase ?? 0,
+      d.scores === undefined ? 0 : 1,
+    ],
+    [d.scores?.norm ?? 0],
+  );
   const bindGroup = device.ctx.device.createBindGroup({
     layout,
     entries: [
