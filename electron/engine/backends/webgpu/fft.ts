@@ -294,13 +294,15 @@ export class WebGpuFft {
   /**
    * The fused overlap-save kernel (entry point `convolve` of shaders/fft_pow2.wgsl) for segments of L
    * points (2L when `split`), L from 8 to onePassMax: its pipeline, bind group layout (bindings 2, 3, 5,
-   * 11, 12 as the kernel declares them) and rows per workgroup.
+   * 11, 12 as the kernel declares them) and rows per workgroup; `score`: the correlator's variant.
    */
   convolvePipeline(
     L: number,
     split: boolean,
+    score = false,
   ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
-    return this.fusedPipeline('convolve', L, { SPLIT: split }, [
+    // the FIR's variant compiles the correlator's score store out (SCORE)
+    return this.fusedPipeline('convolve', L, { SPLIT: split, SCORE: score }, [
       [2, 'read-only-storage'],
       [3, 'read-only-storage'],
       [5, 'read-only-storage'],

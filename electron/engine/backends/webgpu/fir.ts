@@ -81,7 +81,7 @@ export interface ConvolveDispatch {
 export function encodeConvolve(device: WebGpuDevice, job: FftJob, d: ConvolveDispatch): void {
   const fft = device.fftPlanner;
   const rows = Math.ceil(d.seqs / 2);
-  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N);
+  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N, d.scores !== undefined);
   const g = grid(Math.ceil(rows / cols), device.ctx.limits.workgroupsPerDimension);
   const uniforms = job.arena.slot(
     [
