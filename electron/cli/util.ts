@@ -70,14 +70,21 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
 /** The backend for a job on inputs already open: when it cannot be opened (unavailable, a refused
  * --precision), the inputs are closed before the error goes up, so no file handle is left to the GC. */
 export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): Promise<Backend> {
+  // the inputs are read into the OS's cache while the backend starts (a GPU's driver and context take a
+  // few hundred ms): a file not cached yet is already being read when the job starts
+  const started = new AbortController();
+  for (const s of inputs) void s.prefetch?.(started.signal);
   try {
     return await openBackend(backendForPrecision(opts.backend, opts.precision), {
       onWarning: warn,
       ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
     });
   } catch (e) {
+    started.abort();
     await Promise.all(inputs.map((s) => s.close()));
     throw e;
+  } finally {
+    started.abort();
   }
 }
 

@@ -1,7 +1,7 @@
 // Reading ahead and reusing read buffers change when the disk is read, never what a block holds.
 
 import { writeFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openSource } from '../../electron/engine/io/index.js';
 import type { SampleBlock } from '../../electron/engine/types.js';
 import { makeTempDir } from './helpers.js';
@@ -87,5 +87,57 @@ describe('read-ahead and buffer reuse', () => {
     await source.close();
     await new Promise((r) => setTimeout(r, 20));
     expect(starts).toEqual([1234, 1734, 2234]);
+  });
+
+  it('reads into the buffers it is given, where they hold a block, and into its own otherwise', async () => {
+    const path = tmp.file('given.cf32');
+    const f = new Float32Array(2 * 3000).map((_, i) => Math.sin(i * 0.1));
+    writeFileSync(path, new Uint8Array(f.buffer));
+    const source = await openSource(path, { format: 'cf32', rate: 1e6 });
+    try {
+      // a ring of readAhead + 2 = 3: slot 1's buffer is too small for a block of 500 frames (4000 bytes)
+      const given = [new ArrayBuffer(4000), new ArrayBuffer(100), new ArrayBuffer(8000)];
+      const seen: ArrayBufferLike[] = [];
+      for await (const b of source.blocks({ blockFrames: 500, readAhead: 1, reuse: true, buffers: given })) {
+        expect(b.data).toEqual(f.subarray(2 * b.start, 2 * (b.start + b.frames)));
+        seen.push((b.data as Float32Array).buffer);
+      }
+      expect(seen.length).toBe(6);
+      expect(seen[0]).toBe(given[0]);
+      expect(seen[1]).not.toBe(given[1]);
+      expect(seen[2]).toBe(given[2]);
+      expect(seen[3]).toBe(given[0]);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('prefetches the samples to the end, stops when aborted, and never throws', async () => {
+    const path = tmp.file('prefetch.cf32');
+    writeFileSync(path, new Uint8Array(9 << 20).fill(1)); // 9 MiB: three reads of at most 4 MiB
+    const source = await openSource(path, { format: 'cf32', rate: 1e6 });
+    const handle = await import('node:fs/promises').then((fs) => fs.open(path));
+    const proto = Object.getPrototypeOf(handle) as { read: (...a: unknown[]) => unknown };
+    await handle.close();
+    const spy = vi.spyOn(proto, 'read');
+    try {
+      await source.prefetch!(new AbortController().signal);
+      const reads = spy.mock.calls.length;
+      expect(reads).toBe(3);
+      const stopped = new AbortController();
+      stopped.abort();
+      await source.prefetch!(stopped.signal);
+      expect(spy.mock.calls.length).toBe(reads);
+      // the blocks are unchanged by it, and a prefetch racing close() settles quietly
+      let frames = 0;
+      for await (const b of source.blocks({ blockFrames: 1 << 18 })) frames += b.frames;
+      expect(frames).toBe((9 << 20) / 8);
+      const racing = source.prefetch!(new AbortController().signal);
+      await source.close();
+      await expect(racing).resolves.toBeUndefined();
+    } finally {
+      spy.mockRestore();
+      await source.close();
+    }
   });
 });

@@ -20,6 +20,9 @@ import {
 import { readExactly } from './file.js';
 import { resolveRange } from './range.js';
 
+/** Bytes of one prefetch read (one in flight, into a scratch buffer). */
+const PREFETCH_PIECE = 4 << 20;
+
 /** The largest block a single read may allocate; larger requests are refused rather than crashing. */
 const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 
@@ -163,6 +166,22 @@ export class FileSampleSource implements SampleSource {
         data = out;
       }
       yield { format: this.#format, start: pos, frames, data };
+    }
+  }
+
+  async prefetch(signal: AbortSignal): Promise<void> {
+    const { handle, dataOffset, frames } = this.#layout;
+    const end = dataOffset + frames * this.#frameBytes;
+    if (end <= dataOffset || this.#closed) return;
+    const scratch = new Uint8Array(Math.min(PREFETCH_PIECE, end - dataOffset));
+    try {
+      for (let pos = dataOffset; pos < end && !signal.aborted && !this.#closed; ) {
+        const { bytesRead } = await handle.read(scratch, 0, Math.min(scratch.length, end - pos), pos);
+        if (bytesRead === 0) return;
+        pos += bytesRead;
+      }
+    } catch {
+      // a hint only: the job's own reads report any error
     }
   }
 
