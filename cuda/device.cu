@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <future>
 #include <cstdio>
 #include <mutex>
 
@@ -50,6 +51,8 @@ static Probe probeNow(int device) {
   }
   dlclose(lib);
 #endif
+  // NVML's answer (the driver's full version) is asked beside the driver's start, not after it
+  std::future<std::string> nvml = std::async(std::launch::async, driverVersion);
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   int runtime = 0, driver = 0;
@@ -88,7 +91,7 @@ static Probe probeNow(int device) {
     return p;
   }
   p.available = true;
-  std::string drv = driverVersion();
+  std::string drv = nvml.get();
   std::string shortDrv = drv;
   {
     // 580.159.04 → 580.159

@@ -755,9 +755,7 @@ class Correlator : public Napi::ObjectWrap<Correlator> {
 
 // ---------------------------------------------------------------------------------------------------
 
-static Napi::Value Probe(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const ph::Probe p = ph::probe(info.Length() > 0 ? (int)num(info[0]) : 0);
+static Napi::Object probeObject(Napi::Env env, const ph::Probe& p) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("available", p.available);
   if (!p.available) {
@@ -770,6 +768,35 @@ static Napi::Value Probe(const Napi::CallbackInfo& info) {
   for (auto& kv : p.numbers) d.Set(kv.first, kv.second);
   o.Set("details", d);
   return o;
+}
+
+static Napi::Value Probe(const Napi::CallbackInfo& info) {
+  return probeObject(info.Env(), ph::probe(info.Length() > 0 ? (int)num(info[0]) : 0));
+}
+
+// probeAsync(device) → Promise<probe()'s object>: the driver's start (100–250 ms the first time) runs on a
+// thread of libuv's pool, so the JavaScript thread is never blocked by it (reads ahead, a window, go on).
+class ProbeWorker : public Napi::AsyncWorker {
+ public:
+  ProbeWorker(Napi::Env env, int device)
+      : Napi::AsyncWorker(env, "phasor-cuda-probe"), device_(device), deferred_(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override { result_ = ph::probe(device_); }
+  void OnOK() override { deferred_.Resolve(probeObject(Env(), result_)); }
+
+ private:
+  int device_;
+  ph::Probe result_;
+  Napi::Promise::Deferred deferred_;
+};
+
+static Napi::Value ProbeAsync(const Napi::CallbackInfo& info) {
+  auto* w = new ProbeWorker(info.Env(), info.Length() > 0 ? (int)num(info[0]) : 0);
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
 }
 
 // warm(device) → Promise<void>: ph::warm on a thread of libuv's pool, so the JavaScript thread goes on
@@ -805,6 +832,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Fir::Init(env, exports);
   Correlator::Init(env, exports);
   exports.Set("probe", Napi::Function::New(env, Probe));
+  exports.Set("probeAsync", Napi::Function::New(env, ProbeAsync));
   exports.Set("warm", Napi::Function::New(env, Warm));
   exports.Set("tuningKnobs", Napi::Function::New(env, TuningKnobs));
   Napi::Object b = Napi::Object::New(env);

@@ -36,15 +36,19 @@ describe('CUDA addon build', () => {
       process.execPath,
       [
         '-e',
-        `const a = require(${JSON.stringify(addonPath)}); console.log(JSON.stringify({ p: a.probe(), b: a.build }));`,
+        `const a = require(${JSON.stringify(addonPath)}); const p = a.probe();` +
+          ` a.probeAsync().then((q) => console.log(JSON.stringify({ p, q, b: a.build })));`,
       ],
       { encoding: 'utf8' },
     );
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim()) as {
       p: { available: boolean; reason?: string };
+      q: unknown;
       b: { archs: string; bench: boolean };
     };
+    // the probe off the JavaScript thread answers the same
+    expect(out.q).toEqual(out.p);
     // the shipping addon, not the bench build (node native/build.mjs --bench: phasor_cuda_bench.node)
     expect(out.b.bench).toBe(false);
     // a build for one architecture (PHASOR_CUDA_ARCHS, used on the lent GPU to build faster) is fine too

@@ -127,6 +127,9 @@ export interface NativeTuningKnob {
 
 export interface NativeAddon {
   probe(device?: number): NativeProbe;
+  /** probe() on a thread of libuv's pool: the JavaScript thread is not blocked while the driver starts.
+   * Builds before it lack it. */
+  probeAsync?(device?: number): Promise<NativeProbe>;
   /** Starts the driver and the device's context on a thread of its own; resolves when done (never rejects:
    * a failure shows in the probe). Builds before it lack it. */
   warm?(device?: number): Promise<void>;

@@ -330,7 +330,10 @@ export async function probeCuda(options: CudaBackendOptions = {}): Promise<CudaA
   const load = loadAddon();
   if (!load.addon) return { available: false, reason: load.reason };
   try {
-    const p = load.addon.probe(options.device ?? 0);
+    const a = load.addon;
+    const device = options.device ?? 0;
+    // off the JavaScript thread: the driver's first start takes 100–250 ms
+    const p = a.probeAsync ? await a.probeAsync(device) : a.probe(device);
     if (!p.available) return { available: false, reason: p.reason ?? 'unknown reason' };
     return {
       available: true,
