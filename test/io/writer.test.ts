@@ -1,7 +1,7 @@
 // Writers: atomic publication, abort and failure cleanup, durability, argument checks, default output
 // encodings.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, PhasorError } from '../../electron/engine/errors.js';
@@ -162,6 +162,23 @@ describe('durability', () => {
       datasync.mockRestore();
     }
   }
+
+  it('flushes a durable output in the background as it grows, and waits for it before the rename', async () => {
+    const f = folder('background');
+    const piece = new Uint8Array(256 << 10).fill(3);
+    for (const durable of [true, false]) {
+      const path = `${f.dir}/${durable ? 'd' : 'n'}.npy`;
+      const syncs = await countSyncs(async () => {
+        const out = await openOutputFile(path, { durable, syncEveryBytes: 1 << 20 });
+        for (let i = 0; i < 14; i++) await out.write(piece); // 3.5 MiB: a flush after every MiB at most
+        await out.commit();
+      });
+      // background flushes (at least one of the three MiB marks; one runs at a time) and the final one
+      if (durable) expect(syncs).toBeGreaterThanOrEqual(2);
+      else expect(syncs).toBe(0);
+      expect(statSync(path).size).toBe(14 * piece.length);
+    }
+  });
 
   it('flushes every output to the disk before renaming it, unless durable is false', async () => {
     const f = folder('durable');

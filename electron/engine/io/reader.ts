@@ -175,7 +175,7 @@ export class FileSampleSource implements SampleSource {
     if (end <= dataOffset || this.#closed) return;
     const scratch = new Uint8Array(Math.min(PREFETCH_PIECE, end - dataOffset));
     try {
-      for (let pos = dataOffset; pos < end && !signal.aborted && !this.#closed; ) {
+      for (let pos = dataOffset; pos < end && !signal.aborted && !this.#closed;) {
         const { bytesRead } = await handle.read(scratch, 0, Math.min(scratch.length, end - pos), pos);
         if (bytesRead === 0) return;
         pos += bytesRead;

@@ -35,7 +35,13 @@ export interface TemporaryOptions {
    * loss leaves an incomplete file under the target's name. Without it a killed or failed job still leaves
    * nothing there; the rename no longer waits for the disk, as `cp` or `numpy.save` do not. */
   durable?: boolean;
+  /** Bytes between background flushes of a durable file (default 128 MiB). */
+  syncEveryBytes?: number;
 }
+
+/** A durable temporary starts a background flush after this many bytes written since the last one began, so
+ * the disk writes while the job computes and the final flush before the rename is short. */
+const SYNC_EVERY_BYTES = 128 << 20;
 
 export class TemporaryFile {
   readonly target: string;
@@ -43,12 +49,16 @@ export class TemporaryFile {
   readonly handle: FileHandle;
   /** close() flushes the file to the disk before it is renamed (see TemporaryOptions.durable). */
   readonly durable: boolean;
+  readonly #syncEvery: number;
+  #unsynced = 0;
+  #syncing: Promise<void> | undefined;
 
-  private constructor(target: string, path: string, handle: FileHandle, durable: boolean) {
+  private constructor(target: string, path: string, handle: FileHandle, options: TemporaryOptions) {
     this.target = target;
     this.path = path;
     this.handle = handle;
-    this.durable = durable;
+    this.durable = options.durable ?? true;
+    this.#syncEvery = options.syncEveryBytes ?? SYNC_EVERY_BYTES;
   }
 
   static async create(target: string, options: TemporaryOptions = {}): Promise<TemporaryFile> {
@@ -67,7 +77,7 @@ export class TemporaryFile {
       throw ioError(target, err);
     }
     pending.add(path);
-    return new TemporaryFile(target, path, handle, options.durable ?? true);
+    return new TemporaryFile(target, path, handle, options);
   }
 
   get pending(): boolean {
@@ -82,10 +92,25 @@ export class TemporaryFile {
       const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, position + done);
       done += bytesWritten;
     }
+    this.#unsynced += bytes.length;
+    if (this.durable && this.#syncing === undefined && this.#unsynced >= this.#syncEvery) {
+      this.#unsynced = 0;
+      const sync = this.handle.datasync().finally(() => {
+        this.#syncing = undefined;
+      });
+      sync.catch(() => undefined); // a failure shows again in close()'s flush
+      this.#syncing = sync;
+    }
+  }
+
+  /** Waits for a background flush (before the final one, or before the file is discarded). */
+  async #settled(): Promise<void> {
+    await this.#syncing?.catch(() => undefined);
   }
 
   /** Closes the handle, flushing the file to the disk first when durable (it stays a temporary). */
   async close(): Promise<void> {
+    await this.#settled();
     try {
       if (this.durable) await this.handle.sync();
       await this.handle.close();
@@ -106,6 +131,7 @@ export class TemporaryFile {
 
   /** Closes (if open) and deletes the temporary; never throws. */
   async discard(): Promise<void> {
+    await this.#settled();
     await this.handle.close().catch(() => undefined);
     await rm(this.path, { force: true }).catch(() => undefined);
     pending.delete(this.path);

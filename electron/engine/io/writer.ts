@@ -189,9 +189,6 @@ export async function createWriter(path: string, options: WriterOptions): Promis
 }
 
 const STAGING_BYTES = 1 << 20;
-/** Bytes written between background datasync() calls, so that the fsync before commit's rename finds
- * little left to flush (the disk writes while the job computes). */
-const SYNC_EVERY_BYTES = 128 << 20;
 
 abstract class EncodingWriter implements SampleWriter {
   abstract readonly path: string;
@@ -212,8 +209,6 @@ abstract class EncodingWriter implements SampleWriter {
   #state: 'open' | 'committed' | 'aborted' = 'open';
   /** float32 values stored as they are in memory: written without the staging copy. */
   readonly #direct: boolean;
-  #syncedBytes = 0;
-  #syncing: Promise<void> | undefined;
 
   constructor(
     tmp: TemporaryFile,
@@ -303,28 +298,11 @@ abstract class EncodingWriter implements SampleWriter {
     this.#fill = 0;
   }
 
-  /** Appends encoded bytes to the data (and the checksum); starts a background datasync now and then. */
+  /** Appends encoded bytes to the data (and the checksum); the temporary flushes in the background now and
+   * then (TemporaryFile.writeAll). */
   async #store(bytes: Uint8Array): Promise<void> {
     await Promise.all([this.hash?.update(bytes), this.tmp.writeAll(bytes, this.dataStart + this.dataBytes)]);
     this.dataBytes += bytes.length;
-    if (
-      this.tmp.durable &&
-      this.#syncing === undefined &&
-      this.dataBytes - this.#syncedBytes >= SYNC_EVERY_BYTES
-    ) {
-      const upTo = this.dataBytes;
-      const sync = this.tmp.handle.datasync().then(() => {
-        this.#syncedBytes = upTo;
-        this.#syncing = undefined;
-      });
-      sync.catch(() => undefined); // a failure shows again in the final sync
-      this.#syncing = sync;
-    }
-  }
-
-  /** Waits for a background datasync (before the final sync and rename, or a discard). */
-  protected async synced(): Promise<void> {
-    await this.#syncing?.catch(() => undefined);
   }
 
   async commit(): Promise<void> {
@@ -346,7 +324,6 @@ abstract class EncodingWriter implements SampleWriter {
     if (this.#state !== 'open') return;
     this.#state = 'aborted';
     this.hash?.dispose();
-    await this.synced();
     await this.tmp.discard();
     await this.discardExtra();
   }
@@ -446,7 +423,6 @@ class WavWriter extends EncodingWriter {
   protected async finish(): Promise<void> {
     if (this.dataBytes % 2 === 1) await this.tmp.writeAll(new Uint8Array(1), this.dataStart + this.dataBytes);
     await this.tmp.writeAll(this.#header(true), 0);
-    await this.synced();
     await this.tmp.close();
     await this.tmp.publish();
   }
@@ -495,7 +471,6 @@ class SigmfWriter extends EncodingWriter {
       null,
       2,
     );
-    await this.synced();
     await this.tmp.close();
     this.#metaTmp = await TemporaryFile.create(this.#metaPath, { durable: this.tmp.durable });
     await this.#metaTmp.handle.writeFile(text + '\n', 'utf8');
