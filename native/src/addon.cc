@@ -774,54 +774,49 @@ static Napi::Value Probe(const Napi::CallbackInfo& info) {
   return probeObject(info.Env(), ph::probe(info.Length() > 0 ? (int)num(info[0]) : 0));
 }
 
-// probeAsync(device) → Promise<probe()'s object>: the driver's start (100–250 ms the first time) runs on a
-// thread of libuv's pool, so the JavaScript thread is never blocked by it (reads ahead, a window, go on).
-class ProbeWorker : public Napi::AsyncWorker {
+// A device-level call run on a thread of libuv's pool, its promise settled on the JavaScript thread: the
+// JavaScript thread goes on while the driver starts, and the pending work keeps the process alive until it
+// ends, so the process never exits with a thread inside the driver's start-up.
+class DeviceWorker : public Napi::AsyncWorker {
  public:
-  ProbeWorker(Napi::Env env, int device)
-      : Napi::AsyncWorker(env, "phasor-cuda-probe"), device_(device), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
+  DeviceWorker(Napi::Env env, const char* name, std::function<void()> run,
+               std::function<Napi::Value(Napi::Env)> result)
+      : Napi::AsyncWorker(env, name),
+        run_(std::move(run)),
+        result_(std::move(result)),
+        deferred_(Napi::Promise::Deferred::New(env)) {}
+  static Napi::Value Start(DeviceWorker* w) {
+    Napi::Promise p = w->deferred_.Promise();
+    w->Queue();
+    return p;
+  }
 
  protected:
-  void Execute() override { result_ = ph::probe(device_); }
-  void OnOK() override { deferred_.Resolve(probeObject(Env(), result_)); }
+  void Execute() override { run_(); }
+  void OnOK() override { deferred_.Resolve(result_(Env())); }
 
  private:
-  int device_;
-  ph::Probe result_;
+  std::function<void()> run_;
+  std::function<Napi::Value(Napi::Env)> result_;
   Napi::Promise::Deferred deferred_;
 };
 
+// probeAsync(device) → Promise<probe()'s object>: the driver's start (100–250 ms the first time) off the
+// JavaScript thread.
 static Napi::Value ProbeAsync(const Napi::CallbackInfo& info) {
-  auto* w = new ProbeWorker(info.Env(), info.Length() > 0 ? (int)num(info[0]) : 0);
-  Napi::Promise p = w->promise();
-  w->Queue();
-  return p;
+  const int device = info.Length() > 0 ? (int)num(info[0]) : 0;
+  auto probe = std::make_shared<ph::Probe>();
+  return DeviceWorker::Start(new DeviceWorker(
+      info.Env(), "phasor-cuda-probe", [device, probe] { *probe = ph::probe(device); },
+      [probe](Napi::Env env) -> Napi::Value { return probeObject(env, *probe); }));
 }
 
-// warm(device) → Promise<void>: ph::warm on a thread of libuv's pool, so the JavaScript thread goes on
-// loading the job while the driver and the context start. The pending work keeps the process alive until
-// it ends: the process never exits with a thread inside the driver's start-up.
-class WarmWorker : public Napi::AsyncWorker {
- public:
-  WarmWorker(Napi::Env env, int device)
-      : Napi::AsyncWorker(env, "phasor-cuda-warm"), device_(device), deferred_(Napi::Promise::Deferred::New(env)) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
-
- protected:
-  void Execute() override { ph::warm(device_); }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
-
- private:
-  int device_;
-  Napi::Promise::Deferred deferred_;
-};
-
+// warm(device) → Promise<void>: the driver and the device's context started while the job loads.
 static Napi::Value Warm(const Napi::CallbackInfo& info) {
-  auto* w = new WarmWorker(info.Env(), info.Length() > 0 ? (int)num(info[0]) : 0);
-  Napi::Promise p = w->promise();
-  w->Queue();
-  return p;
+  const int device = info.Length() > 0 ? (int)num(info[0]) : 0;
+  return DeviceWorker::Start(new DeviceWorker(
+      info.Env(), "phasor-cuda-warm", [device] { ph::warm(device); },
+      [](Napi::Env env) -> Napi::Value { return env.Undefined(); }));
 }
 
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {

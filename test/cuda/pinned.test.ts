@@ -8,7 +8,7 @@ import type { HostBlocks } from '../../electron/engine/backends/backend.js';
 import { createCudaBackend } from '../../electron/engine/backends/cuda/index.js';
 import { type Gpu, openGpu } from './gpu.js';
 import { concat } from '../conformance/util.js';
-import { gaussian } from './reference.js';
+import { gaussian, hann } from './reference.js';
 
 let gpu: Gpu;
 beforeAll(async () => {
@@ -17,10 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gpu.backend?.dispose();
 });
-
-function hann(n: number): Float32Array {
-  return Float32Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
-}
 
 /** Blocks of `x` handed out as a file reader does: copied into one of the ring's buffers, which is
  * scribbled over as soon as the call that read it settled. */

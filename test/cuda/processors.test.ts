@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpectrogramRows } from '../../electron/engine/backends/backend.js';
 import { InvalidArgumentError } from '../../electron/engine/errors.js';
 import { type Gpu, openGpu } from './gpu.js';
-import { correlationScores, dft, firstDifference, gaussian, lfilter, relL2 } from './reference.js';
+import { correlationScores, dft, firstDifference, gaussian, hann, lfilter, relL2 } from './reference.js';
 
 let gpu: Gpu;
 beforeAll(async () => {
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gpu.backend?.dispose();
 });
-
-function hann(n: number): Float32Array {
-  const w = new Float32Array(n);
-  for (let i = 0; i < n; i++) w[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n);
-  return w;
-}
 
 /** Float64 spectrogram rows (dB) with the CPU backend's level convention. */
 function refRows(

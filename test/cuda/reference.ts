@@ -223,3 +223,8 @@ export function firstDifference(a: Float32Array, b: Float32Array): number {
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
   return -1;
 }
+
+/** The periodic Hann window of n points (the spectrogram tests' window). */
+export function hann(n: number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+}
