@@ -16,6 +16,10 @@
 // transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
+// With the `radix16` option, plan(n) runs 1024…4096 (RADIX16_SIZES) with the kernel's entry point
+// `main16` instead: 16 points a thread, radix-16 stages, one exchange through workgroup memory fewer (also
+// on adapters whose invocations stop the 8-point kernel at 2048); the fused kernels and the four-step
+// passes keep the 8-point kernel.
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
 
 import { InvalidArgumentError } from '../../errors.js';
