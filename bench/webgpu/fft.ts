@@ -6,7 +6,8 @@
 // --compare-rounds times, for each power of two above the one-pass limit that one pass can do in rounds
 // (8192 on a 48 KiB, 1024-invocation adapter; from --sizes, or all of them when --sizes names none), both
 // plans side by side on the same data: one pass in rounds and the four-step (medians of kernel time).
-// --compare-radix16 times, for 1024, 2048 and 4096 (or those of --sizes the radix-16 kernel serves), forward
+// --compare-radix16 times, for 1024, 2048 and 4096 (or those of --sizes the radix-16 kernel can do here: 16
+// up to 4096; the planner then gives it exactly those), forward
 // and inverse, the default one-pass kernel (8 points a thread), the radix-16 kernel (shaders/fft_pow2.wgsl
 // `main16`, 16 points a thread) and the radix-16 kernel with padded workgroup memory, side by side on the
 // same data: kernel ms medians, each one's error against float64 (the device timer's), the ratio to the
@@ -21,7 +22,11 @@
 //
 // batch = points / n (at least 1). On SwiftShader the numbers only show that the path works.
 import { parseArgs } from 'node:util';
-import { RADIX16_BY_DEFAULT, type Radix16Choice } from '../../electron/engine/backends/webgpu/fft.js';
+import {
+  RADIX16_BY_DEFAULT,
+  RADIX16_SIZES,
+  type Radix16Choice,
+} from '../../electron/engine/backends/webgpu/fft.js';
 import { createWebGpuBackend, type WebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
 
 const { values } = parseArgs({
@@ -124,6 +129,7 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
   const planner = b.fftPlanner;
   const given = values.sizes === undefined ? [] : sizes.filter((n) => planner.radix16Fits(n));
   const list = given.length > 0 ? given : [1024, 2048, 4096].filter((n) => planner.radix16Fits(n));
+  const range = { min: Math.min(...list), max: Math.max(...list) };
   const choices: [string, Radix16Choice][] = [
     ['default', false],
     ['radix16', true],
@@ -148,7 +154,7 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
       const ms: number[] = [];
       const outs: Float32Array[] = [];
       for (const [, choice] of choices) {
-        planner.useRadix16(choice);
+        planner.useRadix16(choice, range);
         row.push(planner.plan(n).describe());
         if (b.benchmark) {
           const t = await b.benchmark(op, n, batch, false, { reps, endToEnd: false });
@@ -167,7 +173,7 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
       console.log(row.join('\t'));
     }
   }
-  planner.useRadix16(RADIX16_BY_DEFAULT);
+  planner.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
 }
 
 /** The default table: one row a size, the plan the planner picks. */

@@ -13,7 +13,7 @@ const { b, errors } = await webgpuSuite();
 describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
   const planner = () => b!.fftPlanner;
 
-  afterAll(() => planner().useRadix16(RADIX16_BY_DEFAULT));
+  afterAll(() => planner().useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES));
 
   it('is planned for its sizes only when asked, within the adapter', () => {
     const f = planner();
@@ -36,6 +36,27 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
     expect(small.plan(1024).method).not.toBe('one-pass-radix16');
     expect(small.plan(512).method).toBe('one-pass');
     small.dispose();
+  });
+
+  it('every size it can do when given them: 16 to 512 (first stages of radix 2, 4, 8 and 16)', async () => {
+    const f = planner();
+    f.useRadix16(true, { min: 16, max: 512 });
+    for (let n = 16; n <= 512; n *= 2) {
+      const rows = 3;
+      const x = randomF32(2 * n * rows, n);
+      const plan = f.plan(n);
+      expect(plan.method).toBe('one-pass-radix16');
+      for (const inverse of [false, true]) {
+        const y = await b!.fft(x, n, { inverse });
+        const e = worstRowError(y, x, rows, (r) => referenceFft(r, inverse));
+        errors.push(
+          `  ${n} × ${rows} ${inverse ? 'inverse' : 'forward'} ${plan.describe()}: ${e.toExponential(2)}`,
+        );
+        expect(e).toBeLessThanOrEqual(tolerance(n));
+      }
+    }
+    expect(f.plan(1024).method).not.toBe('one-pass-radix16');
+    f.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
   });
 
   for (const [n, batches] of [

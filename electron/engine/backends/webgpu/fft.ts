@@ -16,7 +16,7 @@
 // transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
-// With the `radix16` option, plan(n) runs 1024…4096 (RADIX16_SIZES) with the kernel's entry point
+// With the `radix16` option, plan(n) runs 1024…4096 (RADIX16_SIZES, or the option's radix16Sizes) with the kernel's entry point
 // `main16` instead: 16 points a thread, radix-16 stages, one exchange through workgroup memory fewer (also
 // on adapters whose invocations stop the 8-point kernel at 2048); the fused kernels and the four-step
 // passes keep the 8-point kernel.
@@ -121,8 +121,14 @@ export const ROUNDS_BY_DEFAULT = true;
  * switch to flip if it times better (bench/webgpu/fft.ts --compare-radix16 times both). */
 export const RADIX16_BY_DEFAULT = false;
 
-/** The powers of two the radix-16 kernel may serve (one pass, 16 points a thread). */
-export const RADIX16_SIZES = { min: 1024, max: 4096 };
+/** The powers of two the radix-16 kernel serves unless the options say otherwise (one pass, 16 points a
+ * thread: it can do 16 up to 4096 where the adapter's threads and workgroup memory allow). */
+export const RADIX16_SIZES: Readonly<Radix16Sizes> = { min: 1024, max: 4096 };
+
+export interface Radix16Sizes {
+  min: number;
+  max: number;
+}
 
 /** Which one-pass kernel the planner uses for RADIX16_SIZES: `main` (8 points a thread), or `main16`
  * (16 points a thread) with or without the skipped words in workgroup memory. */
@@ -140,6 +146,8 @@ export interface WebGpuFftOptions {
    * plan(n) takes it (the fused kernels and the four-step passes keep the default kernel); useRadix16
    * changes it later. */
   radix16?: Radix16Choice;
+  /** The sizes `radix16` applies to (within 16…4096); RADIX16_SIZES when absent. */
+  radix16Sizes?: Radix16Sizes;
 }
 
 export class WebGpuFft {
@@ -153,6 +161,7 @@ export class WebGpuFft {
   readonly roundPoints: number;
   private rounds: boolean;
   private radix16: Radix16Choice;
+  private radix16Sizes: Radix16Sizes;
   readonly arena: UniformArena;
   readonly scratch: ScratchBuffers;
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -178,6 +187,7 @@ export class WebGpuFft {
     this.storagePoints = Math.min(Math.floor(ctx.limits.workgroupStorage / 8), given ?? Infinity);
     this.rounds = options.rounds ?? ROUNDS_BY_DEFAULT;
     this.radix16 = options.radix16 ?? RADIX16_BY_DEFAULT;
+    this.radix16Sizes = { ...(options.radix16Sizes ?? RADIX16_SIZES) };
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
     const threads = this.maxThreads;
     let span = 1;
@@ -214,8 +224,7 @@ export class WebGpuFft {
             `fft: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxSize})`,
           );
         }
-        if (this.radix16 !== false && this.radix16Fits(n))
-          p = new OnePassPlan(this, n, 1, this.radix16Pad(n));
+        if (this.radix16Serves(n)) p = new OnePassPlan(this, n, 1, this.radix16Pad(n));
         else if (n <= this.onePassMax) p = new OnePassPlan(this, n);
         else if (this.rounds && n <= this.roundsMax) p = new OnePassPlan(this, n, n / this.roundPoints);
         else p = new FourStepPlan(this, n);
@@ -244,23 +253,27 @@ export class WebGpuFft {
     this.realPlans.clear();
   }
 
-  /** Which kernel plan(n) uses for RADIX16_SIZES (see the options); a change drops the cached plans. */
-  useRadix16(choice: Radix16Choice): void {
-    if (choice === this.radix16) return;
+  /** Which kernel plan(n) uses, and for which sizes (see the options; the sizes stay when not given); a
+   * change drops the cached plans. */
+  useRadix16(choice: Radix16Choice, sizes: Radix16Sizes = this.radix16Sizes): void {
+    const same = sizes.min === this.radix16Sizes.min && sizes.max === this.radix16Sizes.max;
+    if (choice === this.radix16 && same) return;
     this.radix16 = choice;
+    this.radix16Sizes = { ...sizes };
     this.plans.clear();
     this.realPlans.clear();
   }
 
-  /** Whether the radix-16 kernel can transform n points in one pass here (n/16 threads, n points). */
+  /** Whether the radix-16 kernel can transform n points in one pass here (16 ≤ n ≤ 4096, n/16 threads,
+   * n points of workgroup memory), whatever sizes the planner gives it. */
   radix16Fits(n: number): boolean {
-    return (
-      isPow2(n) &&
-      n >= RADIX16_SIZES.min &&
-      n <= RADIX16_SIZES.max &&
-      n / 16 <= this.maxThreads &&
-      n <= this.storagePoints
-    );
+    return isPow2(n) && n >= 16 && n <= 4096 && n / 16 <= this.maxThreads && n <= this.storagePoints;
+  }
+
+  /** Whether plan(n) takes the radix-16 kernel. */
+  private radix16Serves(n: number): boolean {
+    const { min, max } = this.radix16Sizes;
+    return this.radix16 !== false && n >= min && n <= max && this.radix16Fits(n);
   }
 
   /** The radix-16 kernel's variant for n: padded when asked for and the skipped words fit. */
