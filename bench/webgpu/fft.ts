@@ -12,7 +12,7 @@
 // `main16`, 16 points a thread) and the radix-16 kernel with padded workgroup memory, side by side on the
 // same data: kernel ms medians, each one's error against float64 (the device timer's), the ratio to the
 // default, and how far each one's output lies from the default's (relative L2, whole calls on up to
-// 2^20 points).
+// 2^20 points); the copy floor of the same points first.
 //
 //   npx tsx bench/webgpu/fft.ts [--sizes 64,256,1024,4096,65536,1048576] [--points 16777216] [--reps 20]
 //   npx tsx bench/webgpu/fft.ts --sizes 100,360,1000,3000,4800,44100,48000,96000     (mixed radix)
@@ -139,6 +139,10 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
     `the radix-16 one-pass kernel against the default, batched C2C, ${points} points a call, ` +
       `kernel ms median of ${reps}; error: against float64; from default: relative L2 to the default's output`,
   );
+  if (b.benchmark) {
+    const copy = await b.benchmark('copy', points, 1, false, { reps, endToEnd: false });
+    console.log(`copy floor (a WGSL copy of ${points} points): ${copy.kernelMs.toFixed(3)} ms`);
+  }
   const header = ['n', 'batch', 'direction'];
   for (const [name] of choices) header.push(`${name} plan`, 'ms', 'error');
   header.push('radix16/default ms', 'padded/default ms', 'radix16 from default', 'padded from default');
