@@ -4,7 +4,7 @@
 // backend. SwiftShader's 256 invocations and 32 KiB run 4096 in one pass only with this kernel.
 import { afterAll, describe, expect, it } from 'vitest';
 import { RADIX16_BY_DEFAULT, RADIX16_SIZES, WebGpuFft } from '../../electron/engine/backends/webgpu/fft.js';
-import { referenceFft } from '../conformance/reference.js';
+import { referenceFft, referenceRfft } from '../conformance/reference.js';
 import { randomF32, relL2 } from '../conformance/util.js';
 import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
@@ -56,6 +56,29 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
       }
     }
     expect(f.plan(1024).method).not.toBe('one-pass-radix16');
+    f.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
+  });
+
+  it('serves the plans built on plan(n): rfft of 4096 points and Bluestein of 1021 (2048 points)', async () => {
+    const f = planner();
+    f.useRadix16(true, RADIX16_SIZES);
+    const rows = 2;
+    const real = randomF32(4096 * rows, 7);
+    const bins = await b!.rfft(real, 4096);
+    const e = worstRowError(bins, real, rows, referenceRfft);
+    errors.push(`  rfft 4096 × ${rows} over ${f.plan(2048).describe()}: ${e.toExponential(2)}`);
+    expect(f.plan(2048).method).toBe('one-pass-radix16');
+    expect(e).toBeLessThanOrEqual(tolerance(4096));
+    const x = randomF32(2 * 1021 * rows, 8);
+    for (const inverse of [false, true]) {
+      const y = await b!.fft(x, 1021, { inverse });
+      const eb = worstRowError(y, x, rows, (r) => referenceFft(r, inverse));
+      errors.push(
+        `  ${1021} × ${rows} ${inverse ? 'inverse' : 'forward'} ${f.plan(1021).describe()}: ${eb.toExponential(2)}`,
+      );
+      expect(f.plan(1021).describe()).toContain('radix 16');
+      expect(eb).toBeLessThanOrEqual(tolerance(1021));
+    }
     f.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
   });
 
