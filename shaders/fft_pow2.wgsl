@@ -26,6 +26,9 @@
 // reads those of its inputs that lie there (registers k of [q·8/ROUNDS, (q+1)·8/ROUNDS)), barrier. Two
 // barriers a round instead of two an exchange; the arithmetic and twiddles are the one-round kernel's.
 //
+// Entry point `main16` (its section below) is the same transform of contiguous sequences with 16 points
+// a thread and radix-16 stages: a planner option, one exchange fewer for 2048 and 4096 points.
+//
 // The lines marked //! are replaced by the planner (electron/engine/backends/webgpu/shaders.ts): one
 // source, one pipeline per size and direction. The values below make the file valid WGSL on its own.
 
@@ -184,10 +187,25 @@ fn put8(base: u32, stride: u32, a: C8) {
 
 // Source elements o + (tid + k·TL)·inB, k < 8.
 fn load8(o: u32, tid: u32) -> C8 {
-  let s = TL * p.inB;
-  let b = o + tid * p.inB;
+  return load8at(o + tid * p.inB, TL * p.inB);
+}
+
+// Source elements b + k·s, k < 8.
+fn load8at(b: u32, s: u32) -> C8 {
   return C8(src[b], src[b + s], src[b + 2u * s], src[b + 3u * s], src[b + 4u * s], src[b + 5u * s],
     src[b + 6u * s], src[b + 7u * s]);
+}
+
+// Stores register k as element i + k·step of the sequence at o, scaled.
+fn putOut8(o: u32, i: u32, step: u32, x: C8) {
+  put(o, i, x[0]);
+  put(o, i + step, x[1]);
+  put(o, i + 2u * step, x[2]);
+  put(o, i + 3u * step, x[3]);
+  put(o, i + 4u * step, x[4]);
+  put(o, i + 5u * step, x[5]);
+  put(o, i + 6u * step, x[6]);
+  put(o, i + 7u * step, x[7]);
 }
 
 // Stores element i of sequence t (scaled, with the four-step twiddle when OUTER).
@@ -391,14 +409,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
       if (OUTER) {
         x = outer8(x, t % p.period, tid);
       }
-      put(o, tid, x[0]);
-      put(o, tid + TL, x[1]);
-      put(o, tid + 2u * TL, x[2]);
-      put(o, tid + 3u * TL, x[3]);
-      put(o, tid + 4u * TL, x[4]);
-      put(o, tid + 5u * TL, x[5]);
-      put(o, tid + 6u * TL, x[6]);
-      put(o, tid + 7u * TL, x[7]);
+      putOut8(o, tid, TL, x);
     }
   } else {
     workgroupBarrier();
@@ -413,6 +424,229 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         store(origin(ts, p.outBase, p.outA), ts, si, buf[sc * PITCH + si]);
       }
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The radix-16 variant, entry point `main16` (the planner's `radix16` option; contiguous batches only:
+// no OUTER, no column-fast sides, no rounds). A transform of L points is done by L/16 threads that hold
+// 16 points each: a first stage of radix FIRST16 (2, 4, 8 or 16; the thread does 16/FIRST16 of its
+// butterflies), then STAGES16 radix-16 stages, so 4096 = 16·16·16 and 2048 = 8·16·16 take two exchanges
+// through workgroup memory where `main` takes three. A radix-16 butterfly is two passes of four radix-4
+// butterflies in registers with the internal twiddles W_16^(n2·k1) as constants; a stage's twiddles
+// W^r, r = 1…15, are four table loads (r = 1, 2, 4, 8) and eleven products. With PAD16 > 0 workgroup
+// index i is stored at i + (i >> PAD16): one word skipped every 2^PAD16 against bank conflicts of the
+// stride-FIRST16 stores after the first stage (PITCH then includes the skipped words).
+
+const FIRST16: u32 = 4u; //! main16: radix of the first stage: L = FIRST16 · 16^STAGES16
+const STAGES16: u32 = 2u; //! main16: radix-16 stages after the first
+const PAD16: u32 = 0u; //! main16: log2 of the words between skipped ones in workgroup memory; 0: none
+
+const TL16: u32 = max(L / 16u, 1u); // threads of one transform
+const T16: u32 = COLS * TL16; // threads of the workgroup
+const B16: u32 = 16u / FIRST16; // first-stage butterflies a thread does
+const COS_PI8: f32 = 0.92387953251128676;
+const SIN_PI8: f32 = 0.38268343236508977;
+
+alias C16 = array<vec2<f32>, 16>;
+alias C4 = array<vec2<f32>, 4>;
+alias U16 = array<u32, 16>;
+
+// v · W_16 and v · W_16^3, W_16 = e^(SIGN·iπ/8)
+fn w16(v: vec2<f32>) -> vec2<f32> {
+  return cmul(v, vec2<f32>(COS_PI8, SIGN * SIN_PI8));
+}
+
+fn w16x3(v: vec2<f32>) -> vec2<f32> {
+  return cmul(v, vec2<f32>(SIN_PI8, SIGN * COS_PI8));
+}
+
+// The DFT of 4 points, outputs in natural order.
+fn dft4(a0: vec2<f32>, a1: vec2<f32>, a2: vec2<f32>, a3: vec2<f32>) -> C4 {
+  let t0 = a0 + a2;
+  let t1 = a0 - a2;
+  let t2 = a1 + a3;
+  let t3 = rot(a1 - a3);
+  return C4(t0 + t2, t1 + t3, t0 - t2, t1 - t3);
+}
+
+// The DFT of 16 points, outputs in natural order: y_n2 = DFT4 of inputs n2 + 4·n1, times W_16^(n2·k1),
+// then the DFT4 over n2 of each k1 gives output k1 + 4·k2.
+fn dft16(a: C16) -> C16 {
+  let y0 = dft4(a[0], a[4], a[8], a[12]);
+  let y1 = dft4(a[1], a[5], a[9], a[13]);
+  let y2 = dft4(a[2], a[6], a[10], a[14]);
+  let y3 = dft4(a[3], a[7], a[11], a[15]);
+  let z0 = dft4(y0[0], y1[0], y2[0], y3[0]);
+  let z1 = dft4(y0[1], w16(y1[1]), w8(y2[1]), w16x3(y3[1]));
+  let z2 = dft4(y0[2], w8(y1[2]), rot(y2[2]), rot(w8(y3[2])));
+  let z3 = dft4(y0[3], w16x3(y1[3]), rot(w8(y2[3])), -w16(y3[3]));
+  return C16(z0[0], z1[0], z2[0], z3[0], z0[1], z1[1], z2[1], z3[1], z0[2], z1[2], z2[2], z3[2], z0[3], z1[3],
+    z2[3], z3[3]);
+}
+
+// Registers b + r·8 and back (the two halves of a thread's 16).
+fn lo8(a: C16) -> C8 {
+  return C8(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+}
+
+fn hi8(a: C16) -> C8 {
+  return C8(a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
+}
+
+fn join16(l: C8, h: C8) -> C16 {
+  return C16(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]);
+}
+
+// The first stage on a thread's 16 registers: butterfly b takes registers b + r·B16, its output r goes to
+// the same register.
+fn firstStage16(a: C16) -> C16 {
+  if (FIRST16 == 16u) {
+    return dft16(a);
+  } else if (FIRST16 == 8u) {
+    // registers b + 2r: the even ones and the odd ones, each a DFT of 8
+    let e = dft8(C8(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14]));
+    let o = dft8(C8(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15]));
+    return C16(e[0], o[0], e[1], o[1], e[2], o[2], e[3], o[3], e[4], o[4], e[5], o[5], e[6], o[6], e[7], o[7]);
+  } else if (FIRST16 == 4u) {
+    // registers b + 4r, b < 4
+    let u0 = dft4(a[0], a[4], a[8], a[12]);
+    let u1 = dft4(a[1], a[5], a[9], a[13]);
+    let u2 = dft4(a[2], a[6], a[10], a[14]);
+    let u3 = dft4(a[3], a[7], a[11], a[15]);
+    return C16(u0[0], u1[0], u2[0], u3[0], u0[1], u1[1], u2[1], u3[1], u0[2], u1[2], u2[2], u3[2], u0[3], u1[3],
+      u2[3], u3[3]);
+  }
+  let l = lo8(a);
+  let h = hi8(a);
+  return join16(C8(l[0] + h[0], l[1] + h[1], l[2] + h[2], l[3] + h[3], l[4] + h[4], l[5] + h[5], l[6] + h[6],
+    l[7] + h[7]), C8(l[0] - h[0], l[1] - h[1], l[2] - h[2], l[3] - h[3], l[4] - h[4], l[5] - h[5],
+    l[6] - h[6], l[7] - h[7]));
+}
+
+// The radix-16 stage's twiddles W_L^(r·step), r = 1…15, applied.
+fn twiddle16(a: C16, step: u32) -> C16 {
+  let t1 = twiddle(step);
+  let t2 = twiddle(2u * step);
+  let t4 = twiddle(4u * step);
+  let t8 = twiddle(8u * step);
+  let t3 = cmul(t1, t2);
+  let t5 = cmul(t1, t4);
+  let t6 = cmul(t2, t4);
+  let t7 = cmul(t3, t4);
+  return C16(a[0], cmul(a[1], t1), cmul(a[2], t2), cmul(a[3], t3), cmul(a[4], t4), cmul(a[5], t5),
+    cmul(a[6], t6), cmul(a[7], t7), cmul(a[8], t8), cmul(a[9], cmul(t1, t8)), cmul(a[10], cmul(t2, t8)),
+    cmul(a[11], cmul(t3, t8)), cmul(a[12], cmul(t4, t8)), cmul(a[13], cmul(t5, t8)),
+    cmul(a[14], cmul(t6, t8)), cmul(a[15], cmul(t7, t8)));
+}
+
+// Workgroup index i of a row, with the skipped words of PAD16.
+fn at16(row: u32, i: u32) -> u32 {
+  if (PAD16 > 0u) {
+    return row + i + (i >> PAD16);
+  }
+  return row + i;
+}
+
+// Registers to row indices base + r·stride, and row indices base + k·stride to registers (every
+// register by a constant index, as in the rest of the file).
+fn put16(row: u32, base: u32, stride: u32, a: C16) {
+  put16at(row, U16(base, base + stride, base + 2u * stride, base + 3u * stride, base + 4u * stride,
+    base + 5u * stride, base + 6u * stride, base + 7u * stride, base + 8u * stride, base + 9u * stride,
+    base + 10u * stride, base + 11u * stride, base + 12u * stride, base + 13u * stride, base + 14u * stride,
+    base + 15u * stride), a);
+}
+
+// Register r to row index i[r].
+fn put16at(row: u32, i: U16, a: C16) {
+  buf[at16(row, i[0])] = a[0];
+  buf[at16(row, i[1])] = a[1];
+  buf[at16(row, i[2])] = a[2];
+  buf[at16(row, i[3])] = a[3];
+  buf[at16(row, i[4])] = a[4];
+  buf[at16(row, i[5])] = a[5];
+  buf[at16(row, i[6])] = a[6];
+  buf[at16(row, i[7])] = a[7];
+  buf[at16(row, i[8])] = a[8];
+  buf[at16(row, i[9])] = a[9];
+  buf[at16(row, i[10])] = a[10];
+  buf[at16(row, i[11])] = a[11];
+  buf[at16(row, i[12])] = a[12];
+  buf[at16(row, i[13])] = a[13];
+  buf[at16(row, i[14])] = a[14];
+  buf[at16(row, i[15])] = a[15];
+}
+
+fn get16(row: u32, base: u32, stride: u32) -> C16 {
+  let b = row + base;
+  if (PAD16 == 0u) {
+    return C16(buf[b], buf[b + stride], buf[b + 2u * stride], buf[b + 3u * stride], buf[b + 4u * stride],
+      buf[b + 5u * stride], buf[b + 6u * stride], buf[b + 7u * stride], buf[b + 8u * stride],
+      buf[b + 9u * stride], buf[b + 10u * stride], buf[b + 11u * stride], buf[b + 12u * stride],
+      buf[b + 13u * stride], buf[b + 14u * stride], buf[b + 15u * stride]);
+  }
+  return C16(buf[at16(row, base)], buf[at16(row, base + stride)], buf[at16(row, base + 2u * stride)],
+    buf[at16(row, base + 3u * stride)], buf[at16(row, base + 4u * stride)], buf[at16(row, base + 5u * stride)],
+    buf[at16(row, base + 6u * stride)], buf[at16(row, base + 7u * stride)], buf[at16(row, base + 8u * stride)],
+    buf[at16(row, base + 9u * stride)], buf[at16(row, base + 10u * stride)],
+    buf[at16(row, base + 11u * stride)], buf[at16(row, base + 12u * stride)],
+    buf[at16(row, base + 13u * stride)], buf[at16(row, base + 14u * stride)],
+    buf[at16(row, base + 15u * stride)]);
+}
+
+// First-stage butterfly j = tid + (k % B16)·TL16 (register k, output r = k / B16) goes to j·FIRST16 + r.
+fn firstPlace16(tid: u32, k: u32) -> u32 {
+  return (tid + (k % B16) * TL16) * FIRST16 + k / B16;
+}
+
+// The stages on one sequence: register k holds element tid + k·TL16 before and after. Every thread of
+// the workgroup calls it.
+fn stages16(xin: C16, row: u32, tid: u32) -> C16 {
+  var x = firstStage16(xin);
+  if (STAGES16 == 0u) {
+    return x;
+  }
+  put16at(row, U16(firstPlace16(tid, 0u), firstPlace16(tid, 1u), firstPlace16(tid, 2u),
+    firstPlace16(tid, 3u), firstPlace16(tid, 4u), firstPlace16(tid, 5u), firstPlace16(tid, 6u),
+    firstPlace16(tid, 7u), firstPlace16(tid, 8u), firstPlace16(tid, 9u), firstPlace16(tid, 10u),
+    firstPlace16(tid, 11u), firstPlace16(tid, 12u), firstPlace16(tid, 13u), firstPlace16(tid, 14u),
+    firstPlace16(tid, 15u)), x);
+  workgroupBarrier();
+  x = get16(row, tid, TL16);
+
+  // Radix-16 stages over sub-transforms of ns = FIRST16·16^s points (log2 lns), as in `stages`.
+  var lns = LOG2L - 4u * STAGES16;
+  for (var s = 0u; s < STAGES16; s++) {
+    let k = tid & ((1u << lns) - 1u);
+    x = dft16(twiddle16(x, k << (LOG2L - lns - 4u)));
+    if (s + 1u < STAGES16) {
+      workgroupBarrier();
+      put16(row, ((tid >> lns) << (lns + 4u)) + k, 1u << lns, x);
+      workgroupBarrier();
+      x = get16(row, tid, TL16);
+    }
+    lns += 4u;
+  }
+  return x;
+}
+
+@compute @workgroup_size(T16)
+fn main16(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let c = lid / TL16;
+  let tid = lid % TL16;
+  let t = (wid.y * p.groupsX + wid.x) * COLS + c;
+  var x: C16;
+  // register k: element tid + k·TL16, loaded and stored 16 coalesced rows apart
+  if (t < p.count) {
+    let b = origin(t, p.inBase, p.inA) + tid * p.inB;
+    let s = TL16 * p.inB;
+    x = join16(load8at(b, s), load8at(b + 8u * s, s));
+  }
+  x = stages16(x, c * PITCH, tid);
+  if (t < p.count) {
+    let o = origin(t, p.outBase, p.outA);
+    putOut8(o, tid, TL16, lo8(x));
+    putOut8(o, tid + 8u * TL16, TL16, hi8(x));
   }
 }
 

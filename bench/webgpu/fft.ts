@@ -6,14 +6,27 @@
 // --compare-rounds times, for each power of two above the one-pass limit that one pass can do in rounds
 // (8192 on a 48 KiB, 1024-invocation adapter; from --sizes, or all of them when --sizes names none), both
 // plans side by side on the same data: one pass in rounds and the four-step (medians of kernel time).
+// --compare-radix16 times, for 1024, 2048 and 4096 (or those of --sizes the radix-16 kernel can do here: 16
+// up to 4096; the planner then gives it exactly those), forward
+// and inverse, the default one-pass kernel (8 points a thread), the radix-16 kernel (shaders/fft_pow2.wgsl
+// `main16`, 16 points a thread) and the radix-16 kernel with padded workgroup memory, side by side on the
+// same data: kernel ms medians, each one's error against float64 (the device timer's), the ratio to the
+// default, and how far each one's output lies from the default's (relative L2, whole calls on up to
+// 2^20 points); the copy floor of the same points first.
 //
 //   npx tsx bench/webgpu/fft.ts [--sizes 64,256,1024,4096,65536,1048576] [--points 16777216] [--reps 20]
 //   npx tsx bench/webgpu/fft.ts --sizes 100,360,1000,3000,4800,44100,48000,96000     (mixed radix)
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx bench/webgpu/fft.ts --points 262144 --reps 3
 //   npx tsx bench/webgpu/fft.ts --compare-rounds [--reps 30]   (the rounds path against the four-step)
+//   npx tsx bench/webgpu/fft.ts --compare-radix16 [--reps 30]  (the radix-16 kernel against the default)
 //
 // batch = points / n (at least 1). On SwiftShader the numbers only show that the path works.
 import { parseArgs } from 'node:util';
+import {
+  RADIX16_BY_DEFAULT,
+  RADIX16_SIZES,
+  type Radix16Choice,
+} from '../../electron/engine/backends/webgpu/fft.js';
 import { createWebGpuBackend, type WebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
 
 const { values } = parseArgs({
@@ -23,6 +36,7 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '20' },
     inverse: { type: 'boolean', default: false },
     'compare-rounds': { type: 'boolean', default: false },
+    'compare-radix16': { type: 'boolean', default: false },
   },
 });
 const sizes = (values.sizes ?? '64,256,1024,4096,8192,16384,65536,1048576,1000,3000,48000')
@@ -98,6 +112,74 @@ async function compareRounds(b: WebGpuBackend): Promise<void> {
   }
 }
 
+/** ‖a − b‖ / ‖b‖ */
+function relativeL2(a: Float32Array, b: Float32Array): number {
+  let e = 0;
+  let r = 0;
+  for (let i = 0; i < b.length; i++) {
+    e += (a[i] - b[i]) ** 2;
+    r += b[i] * b[i];
+  }
+  return Math.sqrt(e / r);
+}
+
+/** --compare-radix16: the default one-pass kernel and the radix-16 kernel (plain, padded) per size and
+ * direction, same data. */
+async function compareRadix16(b: WebGpuBackend): Promise<void> {
+  const planner = b.fftPlanner;
+  const given = values.sizes === undefined ? [] : sizes.filter((n) => planner.radix16Fits(n));
+  const list = given.length > 0 ? given : [1024, 2048, 4096].filter((n) => planner.radix16Fits(n));
+  const range = { min: Math.min(...list), max: Math.max(...list) };
+  const choices: [string, Radix16Choice][] = [
+    ['default', false],
+    ['radix16', true],
+    ['radix16 padded', 'padded'],
+  ];
+  console.log(
+    `the radix-16 one-pass kernel against the default, batched C2C, ${points} points a call, ` +
+      `kernel ms median of ${reps}; error: against float64; from default: relative L2 to the default's output`,
+  );
+  if (b.benchmark) {
+    const copy = await b.benchmark('copy', points, 1, false, { reps, endToEnd: false });
+    console.log(`copy floor (a WGSL copy of ${points} points): ${copy.kernelMs.toFixed(3)} ms`);
+  }
+  const header = ['n', 'batch', 'direction'];
+  for (const [name] of choices) header.push(`${name} plan`, 'ms', 'error');
+  header.push('radix16/default ms', 'padded/default ms', 'radix16 from default', 'padded from default');
+  console.log(header.join('\t'));
+  for (const n of list) {
+    const batch = Math.max(1, Math.floor(points / n));
+    const checkRows = Math.max(1, Math.min(batch, Math.floor((1 << 20) / n)));
+    const x = new Float32Array(2 * n * checkRows);
+    for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 0.37) + 0.5 * Math.cos(i * 1.3);
+    for (const inverse of [false, true]) {
+      const op = inverse ? 'ifft' : 'fft';
+      const row: (string | number)[] = [n, batch, inverse ? 'inverse' : 'forward'];
+      const ms: number[] = [];
+      const outs: Float32Array[] = [];
+      for (const [, choice] of choices) {
+        planner.useRadix16(choice, range);
+        row.push(planner.plan(n).describe());
+        if (b.benchmark) {
+          const t = await b.benchmark(op, n, batch, false, { reps, endToEnd: false });
+          row[1] = t.batch;
+          row.push(t.kernelMs.toFixed(3), t.relError.toExponential(2));
+          ms.push(t.kernelMs);
+        } else {
+          const call = median(await wholeCalls(b, n, batch, inverse));
+          row.push(`${call.toFixed(3)} (whole call)`, '');
+          ms.push(call);
+        }
+        outs.push(await b.fft(x, n, { inverse }));
+      }
+      row.push((ms[1] / ms[0]).toFixed(2), (ms[2] / ms[0]).toFixed(2));
+      row.push(relativeL2(outs[1], outs[0]).toExponential(2), relativeL2(outs[2], outs[0]).toExponential(2));
+      console.log(row.join('\t'));
+    }
+  }
+  planner.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
+}
+
 /** The default table: one row a size, the plan the planner picks. */
 async function table(b: WebGpuBackend): Promise<void> {
   console.log(
@@ -131,5 +213,6 @@ const b = await createWebGpuBackend();
 console.log(`device: ${b.device}`);
 console.log(`details: ${JSON.stringify(b.details)}`);
 if (values['compare-rounds']) await compareRounds(b);
+else if (values['compare-radix16']) await compareRadix16(b);
 else await table(b);
 await b.dispose();

@@ -16,6 +16,10 @@
 // transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
+// With the `radix16` option, plan(n) runs 1024…4096 (RADIX16_SIZES, or the option's radix16Sizes) with the kernel's entry point
+// `main16` instead: 16 points a thread, radix-16 stages, one exchange through workgroup memory fewer (also
+// on adapters whose invocations stop the 8-point kernel at 2048); the fused kernels and the four-step
+// passes keep the 8-point kernel.
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
 
 import { InvalidArgumentError } from '../../errors.js';
@@ -41,7 +45,14 @@ export interface FftJob {
 
 export interface ComplexPlan {
   readonly n: number;
-  readonly method: 'one-pass' | 'one-pass-rounds' | 'four-step' | 'bluestein' | 'mixed' | 'mixed-four-step';
+  readonly method:
+    | 'one-pass'
+    | 'one-pass-rounds'
+    | 'one-pass-radix16'
+    | 'four-step'
+    | 'bluestein'
+    | 'mixed'
+    | 'mixed-four-step';
   /** Complex points of scratch space per transform (beyond input and output). */
   readonly scratchPerRow: number;
   /** Uniform slots one encode takes. */
@@ -88,6 +99,9 @@ interface Pow2Variant {
   outer: boolean;
   loadColsFast: boolean;
   storeColsFast: boolean;
+  /** Entry point `main16` (16 points a thread, radix-16 stages; contiguous batches only), and whether its
+   * workgroup memory skips a word every FIRST16 (shaders/fft_pow2.wgsl `PAD16`). */
+  radix16?: { pad: boolean };
 }
 
 function log2(n: number): number {
@@ -103,6 +117,23 @@ function isPow2(n: number): boolean {
  * (bench/webgpu/fft.ts --compare-rounds times both). */
 export const ROUNDS_BY_DEFAULT = true;
 
+/** Whether a planner runs RADIX16_SIZES with the radix-16 kernel unless its options say otherwise: the one
+ * switch to flip if it times better (bench/webgpu/fft.ts --compare-radix16 times both). */
+export const RADIX16_BY_DEFAULT = false;
+
+/** The powers of two the radix-16 kernel serves unless the options say otherwise (one pass, 16 points a
+ * thread: it can do 16 up to 4096 where the adapter's threads and workgroup memory allow). */
+export const RADIX16_SIZES: Readonly<Radix16Sizes> = { min: 1024, max: 4096 };
+
+export interface Radix16Sizes {
+  min: number;
+  max: number;
+}
+
+/** Which one-pass kernel the planner uses for RADIX16_SIZES: `main` (8 points a thread), or `main16`
+ * (16 points a thread) with or without the skipped words in workgroup memory. */
+export type Radix16Choice = false | true | 'padded';
+
 export interface WebGpuFftOptions {
   /** Complex points of workgroup memory the power-of-two kernels may use, when below the adapter's: a
    * test hook, so an adapter with few invocations (SwiftShader's 256) plans sizes in rounds too. */
@@ -110,6 +141,13 @@ export interface WebGpuFftOptions {
   /** Powers of two above onePassMax up to roundsMax in one pass in rounds (true), or as a four-step
    * (false); ROUNDS_BY_DEFAULT when absent. useRounds changes it later. */
   rounds?: boolean;
+  /** Batched complex FFTs of RADIX16_SIZES with the radix-16 kernel (true, or 'padded' for its padded
+   * workgroup memory where that fits), else the default kernel; RADIX16_BY_DEFAULT when absent. Only
+   * plan(n) takes it (the fused kernels and the four-step passes keep the default kernel); useRadix16
+   * changes it later. */
+  radix16?: Radix16Choice;
+  /** The sizes `radix16` applies to (within 16…4096); RADIX16_SIZES when absent. */
+  radix16Sizes?: Radix16Sizes;
 }
 
 export class WebGpuFft {
@@ -122,6 +160,8 @@ export class WebGpuFft {
   /** Points one round holds: the largest power of two within storagePoints. */
   readonly roundPoints: number;
   private rounds: boolean;
+  private radix16: Radix16Choice;
+  private radix16Sizes: Radix16Sizes;
   readonly arena: UniformArena;
   readonly scratch: ScratchBuffers;
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -146,6 +186,8 @@ export class WebGpuFft {
     }
     this.storagePoints = Math.min(Math.floor(ctx.limits.workgroupStorage / 8), given ?? Infinity);
     this.rounds = options.rounds ?? ROUNDS_BY_DEFAULT;
+    this.radix16 = options.radix16 ?? RADIX16_BY_DEFAULT;
+    this.radix16Sizes = { ...(options.radix16Sizes ?? RADIX16_SIZES) };
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
     const threads = this.maxThreads;
     let span = 1;
@@ -182,7 +224,8 @@ export class WebGpuFft {
             `fft: n = ${n} is above the largest WebGPU transform on this adapter (${this.maxSize})`,
           );
         }
-        if (n <= this.onePassMax) p = new OnePassPlan(this, n);
+        if (this.radix16Serves(n)) p = new OnePassPlan(this, n, 1, this.radix16Pad(n));
+        else if (n <= this.onePassMax) p = new OnePassPlan(this, n);
         else if (this.rounds && n <= this.roundsMax) p = new OnePassPlan(this, n, n / this.roundPoints);
         else p = new FourStepPlan(this, n);
       } else {
@@ -208,6 +251,34 @@ export class WebGpuFft {
     this.rounds = on;
     this.plans.clear();
     this.realPlans.clear();
+  }
+
+  /** Which kernel plan(n) uses, and for which sizes (see the options; the sizes stay when not given); a
+   * change drops the cached plans. */
+  useRadix16(choice: Radix16Choice, sizes: Radix16Sizes = this.radix16Sizes): void {
+    const same = sizes.min === this.radix16Sizes.min && sizes.max === this.radix16Sizes.max;
+    if (choice === this.radix16 && same) return;
+    this.radix16 = choice;
+    this.radix16Sizes = { ...sizes };
+    this.plans.clear();
+    this.realPlans.clear();
+  }
+
+  /** Whether the radix-16 kernel can transform n points in one pass here (16 ≤ n ≤ 4096, n/16 threads,
+   * n points of workgroup memory), whatever sizes the planner gives it. */
+  radix16Fits(n: number): boolean {
+    return isPow2(n) && n >= 16 && n <= 4096 && n / 16 <= this.maxThreads && n <= this.storagePoints;
+  }
+
+  /** Whether plan(n) takes the radix-16 kernel. */
+  private radix16Serves(n: number): boolean {
+    const { min, max } = this.radix16Sizes;
+    return this.radix16 !== false && n >= min && n <= max && this.radix16Fits(n);
+  }
+
+  /** The radix-16 kernel's variant for n: padded when asked for and the skipped words fit. */
+  private radix16Pad(n: number): { pad: boolean } {
+    return { pad: this.radix16 === 'padded' && n + radix16Skipped(n) <= this.storagePoints };
   }
 
   realPlan(n: number): RealPlan {
@@ -256,13 +327,14 @@ export class WebGpuFft {
   /** The one-pass kernel for a variant (pipelines cached by their constants). */
   pow2Pipeline(v: Pow2Variant): { pipeline: GPUComputePipeline; threads: number; pointsPerGroup: number } {
     const { constants, threads, points } = this.pow2Constants(v);
-    const key = `fft_pow2 ${JSON.stringify(constants)}`;
+    const entryPoint = v.radix16 ? 'main16' : 'main';
+    const key = `fft_pow2.${entryPoint} ${JSON.stringify(constants)}`;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
       pipeline = this.ctx.device.createComputePipeline({
         label: key,
         layout: this.pow2PipelineLayout,
-        compute: { module: this.module('fft_pow2', constants), entryPoint: 'main' },
+        compute: { module: this.module('fft_pow2', constants), entryPoint },
       });
       this.pipelines.set(key, pipeline);
     }
@@ -354,11 +426,20 @@ export class WebGpuFft {
     if (rounds > 1 && (v.cols !== 1 || v.outer || v.loadColsFast || v.storeColsFast || v.L < 16)) {
       throw new Error('fft_pow2: rounds need one direct sequence of at least 16 points a workgroup');
     }
+    const r16 = v.radix16;
+    if (r16 && (v.outer || v.loadColsFast || v.storeColsFast || rounds > 1 || v.L < 16)) {
+      throw new Error('fft_pow2: the radix-16 kernel needs contiguous sequences of at least 16 points');
+    }
     const m = log2(v.L);
-    const e = Math.min(8, v.L);
+    const e = r16 ? 16 : Math.min(8, v.L);
     const first = m === 0 ? 1 : [8, 2, 4][m % 3];
     const stages = m <= 3 ? 0 : (m - log2(first)) / 3;
+    // main16: L = FIRST16 · 16^STAGES16 (set for every variant, so the unused entry point stays valid)
+    const first16 = m < 4 ? v.L : 1 << (m % 4 || 4);
+    const stages16 = (m - log2(first16)) / 4;
     const threads = points / e;
+    let pitch = v.cols > 1 ? v.L + 1 : v.L;
+    if (r16) pitch = v.L + (r16.pad ? radix16Skipped(v.L) : 0);
     const constants: ShaderConstants = {
       L: v.L,
       LOG2L: m,
@@ -367,12 +448,15 @@ export class WebGpuFft {
       FIRST: first,
       STAGES: stages,
       // an odd pitch (in 8-byte words) keeps column-fast accesses of adjacent sequences on distinct banks
-      PITCH: v.cols > 1 ? v.L + 1 : v.L,
+      PITCH: pitch,
       SIGN: v.inverse ? 1 : -1,
       OUTER: v.outer,
       LOAD_COLS_FAST: v.loadColsFast,
       STORE_COLS_FAST: v.storeColsFast,
       ROUNDS: rounds,
+      FIRST16: first16,
+      STAGES16: stages16,
+      PAD16: r16 && r16.pad ? log2(first16) : 0,
     };
     return { constants, threads, points };
   }
@@ -488,6 +572,12 @@ export class WebGpuFft {
   }
 }
 
+/** Words the padded radix-16 kernel skips in a sequence of L points: one every FIRST16. */
+function radix16Skipped(L: number): number {
+  const first16 = 1 << (log2(L) % 4 || 4);
+  return L / first16;
+}
+
 /** Transforms per workgroup for a pass of L points: enough to fill about `target` points, within the
  * workgroup's memory (with the padded pitch) and threads. */
 function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
@@ -499,11 +589,23 @@ function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
   return cols;
 }
 
+/** Transforms per workgroup of the radix-16 kernel for L points: at least 128 threads where the
+ * workgroup's memory (with its skipped words) and threads allow. */
+function radix16Cols(fft: WebGpuFft, L: number, pad: boolean): number {
+  const pitch = L + (pad ? radix16Skipped(L) : 0);
+  let cols = 1;
+  const fits = (c: number) =>
+    c * L <= 2048 && c * pitch <= fft.storagePoints && (c * L) / 16 <= fft.maxThreads;
+  while (fits(cols * 2)) cols *= 2;
+  return cols;
+}
+
 /** n points in one pass: every point read from global memory once and written once. With `rounds` > 1
  * (n above what workgroup memory holds) one transform a workgroup, n/8 threads of 8 points, each exchange
- * between stages through workgroup memory in that many rounds of n/rounds points. */
+ * between stages through workgroup memory in that many rounds of n/rounds points. With `radix16`, the
+ * kernel of 16 points a thread (shaders/fft_pow2.wgsl `main16`). */
 class OnePassPlan implements ComplexPlan {
-  readonly method: 'one-pass' | 'one-pass-rounds';
+  readonly method: 'one-pass' | 'one-pass-rounds' | 'one-pass-radix16';
   readonly scratchPerRow = 0;
   readonly dispatches = 1;
   private readonly cols: number;
@@ -512,9 +614,11 @@ class OnePassPlan implements ComplexPlan {
     private readonly fft: WebGpuFft,
     readonly n: number,
     readonly rounds = 1,
+    readonly radix16?: { pad: boolean },
   ) {
-    this.method = rounds > 1 ? 'one-pass-rounds' : 'one-pass';
-    this.cols = rounds > 1 ? 1 : colsFor(fft, n);
+    this.method = radix16 ? 'one-pass-radix16' : rounds > 1 ? 'one-pass-rounds' : 'one-pass';
+    if (radix16) this.cols = radix16Cols(fft, n, radix16.pad);
+    else this.cols = rounds > 1 ? 1 : colsFor(fft, n);
   }
 
   encode(
@@ -537,6 +641,7 @@ class OnePassPlan implements ComplexPlan {
       outer: false,
       loadColsFast: false,
       storeColsFast: false,
+      radix16: this.radix16,
     };
     this.fft.pow2Dispatch(job, v, src, dst, undefined, {
       count: rows,
@@ -556,6 +661,10 @@ class OnePassPlan implements ComplexPlan {
 
   describe(): string {
     if (this.rounds > 1) return `one pass in ${this.rounds} rounds (${this.n / this.rounds} points a round)`;
+    if (this.radix16) {
+      const pad = this.radix16.pad ? ', padded' : '';
+      return `one pass, radix 16 (${this.n} points, ${this.cols} a workgroup${pad})`;
+    }
     return `one pass (${this.n} points, ${this.cols} a workgroup)`;
   }
 }
