@@ -44,7 +44,7 @@ describe.skipIf(!b)('webgpu fft: mixed radix', () => {
     expect(planner.plan(44100).method).toBe('mixed-four-step');
     expect(planner.plan(3 * 7 * one).method).toBe('mixed-four-step');
     expect(planner.plan(11 * 9).method).toBe('bluestein');
-    expect(planner.plan(1024).method).toBe('one-pass');
+    expect(planner.plan(1024).method).toMatch(/^one-pass/); // the 8- or 16-point kernel
   });
 
   // one pass: radix 4·3 with many transforms a workgroup (a batch over two workgroups, the last one part

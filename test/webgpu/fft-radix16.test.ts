@@ -4,6 +4,9 @@
 // backend. SwiftShader's 256 invocations and 32 KiB run 4096 in one pass only with this kernel.
 import { afterAll, describe, expect, it } from 'vitest';
 import { RADIX16_BY_DEFAULT, RADIX16_SIZES, WebGpuFft } from '../../electron/engine/backends/webgpu/fft.js';
+
+/** Every size the kernel can serve at one pass on the adapters here (the default covers fewer). */
+const UP_TO_4096 = { min: 1024, max: 4096 };
 import { referenceFft, referenceRfft } from '../conformance/reference.js';
 import { randomF32, relL2 } from '../conformance/util.js';
 import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
@@ -15,11 +18,16 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
 
   afterAll(() => planner().useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES));
 
-  it('is planned for its sizes only when asked, within the adapter', () => {
+  it('is planned for its sizes when asked (by default 1024 and 2048), within the adapter', () => {
     const f = planner();
+    f.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
+    for (const n of [512, 1024, 2048, 4096]) {
+      const inDefault = n >= RADIX16_SIZES.min && n <= RADIX16_SIZES.max && f.radix16Fits(n);
+      expect(f.plan(n).method === 'one-pass-radix16').toBe(RADIX16_BY_DEFAULT && inDefault);
+    }
     f.useRadix16(false);
     expect(f.plan(4096).method).not.toBe('one-pass-radix16');
-    f.useRadix16(true);
+    f.useRadix16(true, UP_TO_4096);
     for (const n of [1024, 2048, 4096]) {
       expect(f.radix16Fits(n)).toBe(n / 16 <= f.maxThreads && n <= f.storagePoints);
       if (f.radix16Fits(n)) {
@@ -29,7 +37,7 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
     }
     // outside its sizes the default kernels plan as before
     expect(f.plan(RADIX16_SIZES.min / 2).method).toBe('one-pass');
-    expect(f.plan(2 * RADIX16_SIZES.max).method).not.toBe('one-pass-radix16');
+    expect(f.plan(2 * UP_TO_4096.max).method).not.toBe('one-pass-radix16');
     // with 512 points of workgroup memory 1024 does not fit: the default kernel's plan
     const small = new WebGpuFft(b!.ctx, { storagePoints: 512, radix16: 'padded' });
     expect(small.radix16Fits(1024)).toBe(false);
@@ -96,7 +104,7 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
             f.useRadix16(false);
             const plain = await b!.fft(x, n, { inverse });
             const plainPlan = f.plan(n).describe();
-            f.useRadix16(choice);
+            f.useRadix16(choice, UP_TO_4096);
             const plan = f.plan(n);
             expect(plan.method).toBe('one-pass-radix16');
             const y = await b!.fft(x, n, { inverse });
