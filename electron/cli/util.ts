@@ -80,7 +80,6 @@ export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): 
       ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
     });
   } catch (e) {
-    started.abort();
     await Promise.all(inputs.map((s) => s.close()));
     throw e;
   } finally {

@@ -6,7 +6,7 @@ import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import { toFloat32 } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
-import { FILE_READ_BUFFERS, fileBlockFrames, fileReads, hostBlocks, readBufferBytes } from './stages.js';
+import { fileBlockFrames, fileReadBlocks, fileReads } from './stages.js';
 import { PeakTracker } from './peak-tracker.js';
 
 /** Templates are read whole; this bounds them (2^26 frames = 512 MiB of complex float32). */
@@ -144,7 +144,7 @@ export async function correlateSources(
   let done = 0;
   try {
     // the reader's ring, in memory the backend moves fastest (page-locked on CUDA)
-    reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(s, blockFrames));
+    reads = await fileReadBlocks(backend, s, blockFrames);
     const take = (chunk: Awaited<ReturnType<typeof correlator.process>>) => {
       tracker.add(chunk.peaks);
       if (chunk.scores && chunk.count > 0) options.onScores?.(chunk.startLag, chunk.scores);

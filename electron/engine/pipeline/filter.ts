@@ -10,14 +10,7 @@ import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { createWriter, defaultOutputEncoding, outputContainer } from '../io/index.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
-import {
-  FILE_READ_BUFFERS,
-  WriteBehind,
-  fileBlockFrames,
-  fileReads,
-  hostBlocks,
-  readBufferBytes,
-} from './stages.js';
+import { WriteBehind, fileBlockFrames, fileReadBlocks, fileReads, hostBlocks, inTurn } from './stages.js';
 
 /** Output frames a block's buffer holds beyond the block: overlap-save holds back less than a segment,
  * which this covers for every filter the backends plan (a larger output gets an array of its own). */
@@ -100,15 +93,13 @@ export async function filterSource(
   // Reused host blocks (page-locked on CUDA): the reader's ring, and two outputs, one computed while the
   // other is written.
   const blockFrames = options.blockFrames ?? fileBlockFrames(info);
-  const reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(info, blockFrames));
+  const reads = await fileReadBlocks(backend, info, blockFrames);
   let outs: HostBlocks | undefined;
   let fir: FirFilter | undefined;
   try {
     const outFrames = Math.min(blockFrames, info.samples ?? Infinity) + outputMargin(taps.length);
     outs = await hostBlocks(backend, 2, outFrames * vpf * 4);
-    const buffers = outs.buffers;
-    let turn = 0;
-    const into = (): Float32Array => new Float32Array(buffers[turn++ % 2]);
+    const into = inTurn(outs);
     const filter = (fir = backend.createFir({ taps, complex: info.complex, channels: info.channels }));
     const writer = await createWriter(outputPath, {
       format,

@@ -15,7 +15,7 @@ import {
   spectrumBins,
 } from '../protocol/shape.js';
 import { channelOf, checkChannel } from './channels.js';
-import { FILE_READ_BUFFERS, fileBlockFrames, fileReads, hostBlocks, readBufferBytes } from './stages.js';
+import { fileBlockFrames, fileReadBlocks, fileReads, hostBlocks, inTurn } from './stages.js';
 
 export interface SpectrogramOptions {
   /** Frame length, any n ≥ 1. */
@@ -76,16 +76,14 @@ export async function* spectrogramRows(
   let rowBuffers: HostBlocks | undefined;
   try {
     // the reader's ring and the rows' buffers, in memory the backend moves fastest (page-locked on CUDA)
-    reads = await hostBlocks(backend, FILE_READ_BUFFERS, readBufferBytes(info, blockFrames));
+    reads = await fileReadBlocks(backend, info, blockFrames);
     let into: (() => Float32Array) | undefined;
     if (options.reuseRows) {
       // a block completes at most the frames its samples and the pending ones (< fft) reach
       const frames = Math.min(blockFrames, info.samples ?? Infinity);
       const maxRows = Math.floor((frames + fft) / hop) + 1;
       rowBuffers = await hostBlocks(backend, 2, maxRows * processor.width * 4);
-      const buffers = rowBuffers.buffers;
-      let turn = 0;
-      into = () => new Float32Array(buffers[turn++ % 2]);
+      into = inTurn(rowBuffers);
     }
     for await (const block of source.blocks({
       ...fileReads(info, blockFrames, true, reads),

@@ -20,7 +20,7 @@ export function fileBlockFrames(info: Pick<SourceInfo, 'complex' | 'channels'>):
 }
 
 /** Read buffers a whole-file job's source uses with `reuse` (the reader's ring). */
-export const FILE_READ_BUFFERS = FILE_READ_AHEAD + 2;
+const FILE_READ_BUFFERS = FILE_READ_AHEAD + 2;
 
 /** How a whole-file job reads its source: big blocks, read ahead; `reuse` when the consumer is done with
  * a block once its processor call settles (every processor copies its input), into `buffers` when given
@@ -45,14 +45,23 @@ export async function hostBlocks(backend: Backend, count: number, bytes: number)
   return backend.hostBlocks ? backend.hostBlocks(count, bytes) : plainHostBlocks(count, bytes);
 }
 
-/** The bytes of a whole-file job's read buffer: a block of float32 values (no stored encoding that
- * reads in place is wider), or the whole file when it is shorter. */
-export function readBufferBytes(
+/** The reader's ring of a whole-file job in blocks of `blockFrames` (for fileReads), from hostBlocks: a
+ * block of float32 values a buffer (no stored encoding that reads in place is wider), or the whole file
+ * when it is shorter. */
+export function fileReadBlocks(
+  backend: Backend,
   info: Pick<SourceInfo, 'complex' | 'channels' | 'samples'>,
-  blockFrames: number | undefined,
-): number {
-  const frames = Math.min(blockFrames ?? fileBlockFrames(info), info.samples ?? Infinity);
-  return Math.max(1, frames) * 4 * valuesPerFrame(info);
+  blockFrames: number,
+): Promise<HostBlocks> {
+  const frames = Math.max(1, Math.min(blockFrames, info.samples ?? Infinity));
+  return hostBlocks(backend, FILE_READ_BUFFERS, frames * 4 * valuesPerFrame(info));
+}
+
+/** The blocks' buffers in turn, as Float32Arrays: a processor's outputs `into` them, each reused once the
+ * others have been handed out (two: one computed while the other is written). */
+export function inTurn(blocks: HostBlocks): () => Float32Array {
+  let turn = 0;
+  return () => new Float32Array(blocks.buffers[turn++ % blocks.buffers.length]);
 }
 
 /** A consumer that runs one step behind its producer: push() waits for the previous item's consumption
