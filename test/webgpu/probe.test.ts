@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeWebGpu } from '../../electron/engine/backends/webgpu/index.js';
-import { noGpuReason } from '../../electron/engine/backends/webgpu/device.js';
+import { dawnFlags, noGpuReason } from '../../electron/engine/backends/webgpu/device.js';
 import { openBackend } from '../../electron/engine/backends/registry.js';
 import { SWIFTSHADER_ICD, useSwiftShader } from './gpu.js';
 
@@ -103,5 +103,19 @@ describe('webgpu probe', () => {
       await auto.dispose();
       await named.dispose();
     }
+  });
+});
+
+describe("Dawn's options", () => {
+  it('adds PHASOR_DAWN_FLAGS to ours, joining toggle lists named twice', () => {
+    expect(dawnFlags('')).toEqual([
+      'disable-dawn-features=timestamp_quantization',
+      'enable-dawn-features=disable_workgroup_init',
+    ]);
+    expect(dawnFlags('enable-dawn-features=dump_shaders,disable_workgroup_init  backend=vulkan')).toEqual([
+      'disable-dawn-features=timestamp_quantization',
+      'enable-dawn-features=disable_workgroup_init,dump_shaders',
+      'backend=vulkan',
+    ]);
   });
 });

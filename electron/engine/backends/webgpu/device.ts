@@ -119,17 +119,23 @@ export function noGpuReason(devDir = '/dev'): string | undefined {
 }
 
 /** Dawn's instance options. PHASOR_DAWN_FLAGS adds to them, space-separated, for diagnosing the kernels
- * on a driver (e.g. `enable-dawn-features=dump_shaders`). */
-function dawnFlags(): string[] {
-  const extra = (process.env.PHASOR_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+ * on a driver (e.g. `enable-dawn-features=dump_shaders`); a toggle list named twice is joined, not replaced. */
+export function dawnFlags(extra = process.env.PHASOR_DAWN_FLAGS ?? ''): string[] {
   // GPU timestamps at the driver's resolution (Dawn rounds them to 65.5 µs by default, as browsers do);
   // no zero-fill of workgroup memory: every kernel writes its workgroup memory before reading it, and
   // the fill costs a pass and a barrier per workgroup (and seconds of compile time on SwiftShader)
-  return [
-    'disable-dawn-features=timestamp_quantization',
-    'enable-dawn-features=disable_workgroup_init',
-    ...extra,
-  ];
+  const flags = new Map<string, string[]>([
+    ['disable-dawn-features', ['timestamp_quantization']],
+    ['enable-dawn-features', ['disable_workgroup_init']],
+  ]);
+  for (const flag of extra.split(/\s+/).filter(Boolean)) {
+    const eq = flag.indexOf('=');
+    const [key, value] = eq < 0 ? [flag, ''] : [flag.slice(0, eq), flag.slice(eq + 1)];
+    const toggles = key.endsWith('-dawn-features') ? value.split(',').filter(Boolean) : [value];
+    const known = key.endsWith('-dawn-features') ? (flags.get(key) ?? []) : [];
+    flags.set(key, [...new Set([...known, ...toggles])]);
+  }
+  return [...flags].map(([key, values]) => (values.join(',') === '' ? key : `${key}=${values.join(',')}`));
 }
 
 async function requestAdapter(): Promise<{ gpu?: GPU; adapter?: GPUAdapter; reason?: string }> {
