@@ -110,11 +110,11 @@ describe("Dawn's options", () => {
   it('adds PHASOR_DAWN_FLAGS to ours, joining toggle lists named twice', () => {
     expect(dawnFlags('')).toEqual([
       'disable-dawn-features=timestamp_quantization',
-      'enable-dawn-features=disable_workgroup_init',
+      'enable-dawn-features=disable_workgroup_init,disable_robustness',
     ]);
     expect(dawnFlags('enable-dawn-features=dump_shaders,disable_workgroup_init  backend=vulkan')).toEqual([
       'disable-dawn-features=timestamp_quantization',
-      'enable-dawn-features=disable_workgroup_init,dump_shaders',
+      'enable-dawn-features=disable_workgroup_init,disable_robustness,dump_shaders',
       'backend=vulkan',
     ]);
   });

@@ -123,10 +123,13 @@ export function noGpuReason(devDir = '/dev'): string | undefined {
 export function dawnFlags(extra = process.env.PHASOR_DAWN_FLAGS ?? ''): string[] {
   // GPU timestamps at the driver's resolution (Dawn rounds them to 65.5 µs by default, as browsers do);
   // no zero-fill of workgroup memory: every kernel writes its workgroup memory before reading it, and
-  // the fill costs a pass and a barrier per workgroup (and seconds of compile time on SwiftShader)
+  // the fill costs a pass and a barrier per workgroup (and seconds of compile time on SwiftShader);
+  // no index clamps on every buffer and workgroup access (robustness guards a browser against untrusted
+  // shaders; these are the engine's own, indexed within their bindings): 9–13 % of the FIR and
+  // correlation kernels on the lent H100 (docs/PERFORMANCE.md)
   const flags = new Map<string, string[]>([
     ['disable-dawn-features', ['timestamp_quantization']],
-    ['enable-dawn-features', ['disable_workgroup_init']],
+    ['enable-dawn-features', ['disable_workgroup_init', 'disable_robustness']],
   ]);
   for (const flag of extra.split(/\s+/).filter(Boolean)) {
     const eq = flag.indexOf('=');
