@@ -7,7 +7,6 @@ import { Command, CommanderError } from 'commander';
 import { formatError, PhasorError } from '../engine/errors.js';
 import { removePendingTemporaries } from '../engine/io/temporary.js';
 import { interrupt } from './interrupt.js';
-import { startPrefetch } from './prefetch.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -71,12 +70,10 @@ export async function main(argv: string[]): Promise<number> {
   // The command is the first word that is not an option (the global options take no value).
   const named = argv.find((a) => !a.startsWith('-'));
   const only = COMMANDS.find(([name]) => name === named);
-  // A job's inputs are read into the OS's cache from here until its backend is open (util.ts getBackend).
   // The CUDA driver and context take 0.3–0.5 s to start: begun now on a native thread, they start while the
   // command's modules load and its input opens (which hides 100–150 ms of it on the lent H100).
-  if (named && BACKEND_JOBS.has(named)) {
-    void startPrefetch(argv, named);
-    if (mayRunOnCuda(argv)) (await import('../engine/backends/cuda/addon.js')).warmCuda();
+  if (named && BACKEND_JOBS.has(named) && mayRunOnCuda(argv)) {
+    (await import('../engine/backends/cuda/addon.js')).warmCuda();
   }
   for (const [, load] of only ? [only] : COMMANDS) (await load())(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());

@@ -6,7 +6,6 @@ import type { SampleSource } from '../engine/sources/source.js';
 import { openBackend } from '../engine/backends/registry.js';
 import type { CpuPrecision } from '../engine/backends/cpu/precision.js';
 import type { Backend } from '../engine/backends/backend.js';
-import { prefetching, stopPrefetch } from './prefetch.js';
 
 /** Options every file command accepts. */
 export interface FileOptions {
@@ -72,10 +71,9 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
  * --precision), the inputs are closed before the error goes up, so no file handle is left to the GC. */
 export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): Promise<Backend> {
   // the inputs are read into the OS's cache while the backend starts (a GPU's driver and context take a
-  // few hundred ms): a file not cached yet is already being read when the job starts. The CLI's entry
-  // began reading the files it names (prefetch.ts); sources read for themselves where it did not.
+  // few hundred ms): a file not cached yet is already being read when the job starts
   const started = new AbortController();
-  if (!prefetching()) for (const s of inputs) void s.prefetch?.(started.signal);
+  for (const s of inputs) void s.prefetch?.(started.signal);
   try {
     return await openBackend(backendForPrecision(opts.backend, opts.precision), {
       onWarning: warn,
@@ -86,7 +84,6 @@ export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): 
     throw e;
   } finally {
     started.abort();
-    stopPrefetch();
   }
 }
 
