@@ -132,7 +132,7 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
   const range = { min: Math.min(...list), max: Math.max(...list) };
   const choices: [string, Radix16Choice][] = [
     ['default', false],
-    ['radix16', true],
+    ['radix16', 'plain'],
     ['radix16 padded', 'padded'],
   ];
   console.log(

@@ -16,7 +16,7 @@
 // transposed); every other n by Bluestein (shaders/bluestein.wgsl)
 // over a power-of-two plan, unless n = 2^a·3^b·5^c·7^d has a mixed-radix plan (mixed.ts,
 // shaders/fft_mixed.wgsl: one pass in workgroup memory, a four-step of two passes above).
-// With the `radix16` option (on by default), plan(n) runs 1024 and 2048 (RADIX16_SIZES, or the option's
+// With the `radix16` option (on by default), plan(n) runs 1024 to 4096 (RADIX16_SIZES, or the option's
 // radix16Sizes) with the kernel's entry point
 // `main16` instead: 16 points a thread, radix-16 stages, one exchange through workgroup memory fewer (also
 // on adapters whose invocations stop the 8-point kernel at 2048); the fused kernels and the four-step
@@ -119,22 +119,28 @@ function isPow2(n: number): boolean {
 export const ROUNDS_BY_DEFAULT = true;
 
 /** Whether a planner runs RADIX16_SIZES with the radix-16 kernel unless its options say otherwise
- * (bench/webgpu/fft.ts --compare-radix16 times both): on the lent H100 it ran 1024 points in 0.135 ms
- * against 0.143 and 2048 in 0.147 against 0.151 (three rounds alike); 4096 did not time reliably. */
+ * (bench/webgpu/fft.ts --compare-radix16 times both). On the lent H100 at held clocks (two rounds alike):
+ * 1024 points 0.134 ms against 0.143, 2048 0.146 against 0.150, 4096 padded 0.171 against 0.188. */
 export const RADIX16_BY_DEFAULT = true;
 
 /** The powers of two the radix-16 kernel serves unless the options say otherwise (one pass, 16 points a
  * thread: it can do 16 up to 4096 where the adapter's threads and workgroup memory allow). */
-export const RADIX16_SIZES: Readonly<Radix16Sizes> = { min: 1024, max: 2048 };
+export const RADIX16_SIZES: Readonly<Radix16Sizes> = { min: 1024, max: 4096 };
+
+/** With the default choice (`true`), the radix-16 kernel skips words in workgroup memory from this size:
+ * 4096 points ran 0.171 ms padded against 0.181 plain, where 1024 and 2048 ran slower padded (0.159
+ * against 0.134, 0.154 against 0.146). */
+export const RADIX16_PADDED_FROM = 4096;
 
 export interface Radix16Sizes {
   min: number;
   max: number;
 }
 
-/** Which one-pass kernel the planner uses for RADIX16_SIZES: `main` (8 points a thread), or `main16`
- * (16 points a thread) with or without the skipped words in workgroup memory. */
-export type Radix16Choice = false | true | 'padded';
+/** Which one-pass kernel the planner uses for RADIX16_SIZES: `main` (false: 8 points a thread), or
+ * `main16` (16 points a thread) with its workgroup memory plain ('plain'), padded where that fits
+ * ('padded'), or padded from RADIX16_PADDED_FROM (true: what measured fastest). */
+export type Radix16Choice = false | true | 'plain' | 'padded';
 
 export interface WebGpuFftOptions {
   /** Complex points of workgroup memory the power-of-two kernels may use, when below the adapter's: a
@@ -143,8 +149,8 @@ export interface WebGpuFftOptions {
   /** Powers of two above onePassMax up to roundsMax in one pass in rounds (true), or as a four-step
    * (false); ROUNDS_BY_DEFAULT when absent. useRounds changes it later. */
   rounds?: boolean;
-  /** Batched complex FFTs of RADIX16_SIZES with the radix-16 kernel (true, or 'padded' for its padded
-   * workgroup memory where that fits), else the default kernel; RADIX16_BY_DEFAULT when absent. Only
+  /** Batched complex FFTs of RADIX16_SIZES with the radix-16 kernel (see Radix16Choice), else the
+   * default kernel; RADIX16_BY_DEFAULT when absent. Only
    * plan(n) takes it (the fused kernels and the four-step passes keep the default kernel); useRadix16
    * changes it later. */
   radix16?: Radix16Choice;
@@ -280,7 +286,8 @@ export class WebGpuFft {
 
   /** The radix-16 kernel's variant for n: padded when asked for and the skipped words fit. */
   private radix16Pad(n: number): { pad: boolean } {
-    return { pad: this.radix16 === 'padded' && n + radix16Skipped(n) <= this.storagePoints };
+    const asked = this.radix16 === 'padded' || (this.radix16 === true && n >= RADIX16_PADDED_FROM);
+    return { pad: asked && n + radix16Skipped(n) <= this.storagePoints };
   }
 
   realPlan(n: number): RealPlan {
