@@ -1230,3 +1230,57 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     emitRow(q0, q1, tid, 2u, 1u, o);
   }
 }
+
+// The fused overlap-save filter with 16 points a thread, entry point `convolve16`: `convolve` for segments
+// of N = L points (no SPLIT) with the FIR's store (no score), its transforms by `stages16` (the radix-16
+// stages of `main16`, one exchange through workgroup memory fewer). Register k holds point tid + k·TL16.
+
+// Points b + k·s of a row, k < 8.
+fn loadRow8(q0: Seq, q1: Seq, b: u32, s: u32) -> C8 {
+  return C8(rowPoint(q0, q1, b), rowPoint(q0, q1, b + s), rowPoint(q0, q1, b + 2u * s),
+    rowPoint(q0, q1, b + 3u * s), rowPoint(q0, q1, b + 4u * s), rowPoint(q0, q1, b + 5u * s),
+    rowPoint(q0, q1, b + 6u * s), rowPoint(q0, q1, b + 7u * s));
+}
+
+// x[k]·H[b + k·s], conjugated (the inverse transform's input).
+fn filterConj8(x: C8, b: u32, s: u32) -> C8 {
+  return conj8(C8(cmul(x[0], outer[b]), cmul(x[1], outer[b + s]), cmul(x[2], outer[b + 2u * s]),
+    cmul(x[3], outer[b + 3u * s]), cmul(x[4], outer[b + 4u * s]), cmul(x[5], outer[b + 5u * s]),
+    cmul(x[6], outer[b + 6u * s]), cmul(x[7], outer[b + 7u * s])));
+}
+
+// Points b + k·s of a row from the conjugated inverse in x, k < 8.
+fn emitRow8(q0: Seq, q1: Seq, b: u32, s: u32, x: C8) {
+  emitPoint(q0, q1, b, x[0]);
+  emitPoint(q0, q1, b + s, x[1]);
+  emitPoint(q0, q1, b + 2u * s, x[2]);
+  emitPoint(q0, q1, b + 3u * s, x[3]);
+  emitPoint(q0, q1, b + 4u * s, x[4]);
+  emitPoint(q0, q1, b + 5u * s, x[5]);
+  emitPoint(q0, q1, b + 6u * s, x[6]);
+  emitPoint(q0, q1, b + 7u * s, x[7]);
+}
+
+@compute @workgroup_size(T16)
+fn convolve16(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let c = lid / TL16;
+  let tid = lid % TL16;
+  let r = (wid.y * cv.groupsX + wid.x) * COLS + c;
+  let row = c * PITCH;
+  let live = r < cv.count;
+  let q0 = seqOf(2u * r);
+  let q1 = seqOf(2u * r + 1u);
+  let hi = tid + 8u * TL16;
+  var x: C16;
+  if (live) {
+    x = join16(loadRow8(q0, q1, tid, TL16), loadRow8(q0, q1, hi, TL16));
+  }
+  x = stages16(x, row, tid);
+  x = join16(filterConj8(lo8(x), tid, TL16), filterConj8(hi8(x), hi, TL16));
+  workgroupBarrier();
+  x = stages16(x, row, tid);
+  if (live) {
+    emitRow8(q0, q1, tid, TL16, lo8(x));
+    emitRow8(q0, q1, hi, TL16, hi8(x));
+  }
+}

@@ -132,6 +132,12 @@ export const RADIX16_SIZES: Readonly<Radix16Sizes> = { min: 1024, max: 4096 };
  * against 0.134, 0.154 against 0.146). */
 export const RADIX16_PADDED_FROM = 4096;
 
+/** The FIR's fused kernel takes 16 points a thread (`convolve16`) for one-pass segments from this size:
+ * on the lent H100 at held clocks, 4096-point segments (1024 taps) ran 0.246 ms against 0.263 (real) and
+ * 0.478 against 0.525 (complex), while 2048-point ones (255 taps) ran slower, 0.201 against 0.182 and
+ * 0.391 against 0.360 (two rounds alike). */
+export const CONVOLVE16_FROM = 4096;
+
 export interface Radix16Sizes {
   min: number;
   max: number;
@@ -156,6 +162,9 @@ export interface WebGpuFftOptions {
   radix16?: Radix16Choice;
   /** The sizes `radix16` applies to (within 16…4096); RADIX16_SIZES when absent. */
   radix16Sizes?: Radix16Sizes;
+  /** The smallest segment the FIR's fused kernel runs with 16 points a thread (where `radix16` serves
+   * it); CONVOLVE16_FROM when absent. useConvolve16From changes it later. */
+  convolve16From?: number;
 }
 
 export class WebGpuFft {
@@ -170,6 +179,7 @@ export class WebGpuFft {
   private rounds: boolean;
   private radix16: Radix16Choice;
   private radix16Sizes: Radix16Sizes;
+  private convolve16From: number;
   readonly arena: UniformArena;
   readonly scratch: ScratchBuffers;
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -196,6 +206,7 @@ export class WebGpuFft {
     this.rounds = options.rounds ?? ROUNDS_BY_DEFAULT;
     this.radix16 = options.radix16 ?? RADIX16_BY_DEFAULT;
     this.radix16Sizes = { ...(options.radix16Sizes ?? RADIX16_SIZES) };
+    this.convolve16From = options.convolve16From ?? CONVOLVE16_FROM;
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
     const threads = this.maxThreads;
     let span = 1;
@@ -372,24 +383,47 @@ export class WebGpuFft {
     ]);
   }
 
+  /** The radix-16 variant the FIR's fused kernel takes for segments of one pass of L points (`convolve16`
+   * from convolve16From, padded or not as plan(L) would be), or undefined (`convolve`: 8 points a thread). A processor asks once
+   * and keeps the answer, so its outputs do not change with the planner's options mid-stream. */
+  convolveRadix16(L: number): { pad: boolean } | undefined {
+    return L >= this.convolve16From && this.radix16Serves(L) ? this.radix16Pad(L) : undefined;
+  }
+
+  /** Sets the smallest segment of `convolve16` (see CONVOLVE16_FROM) for the processors made after. */
+  useConvolve16From(n: number): void {
+    this.convolve16From = n;
+  }
+
   /**
    * The fused overlap-save kernel (entry point `convolve` of shaders/fft_pow2.wgsl) for segments of L
    * points (2L when `split`), L from 8 to onePassMax: its pipeline, bind group layout (bindings 2, 3, 5,
-   * 11, 12 as the kernel declares them) and rows per workgroup; `score`: the correlator's variant.
+   * 11, 12 as the kernel declares them) and rows per workgroup; `score`: the correlator's variant;
+   * `radix16` (one-pass segments of the FIR only, see convolveRadix16): `convolve16`.
    */
   convolvePipeline(
     L: number,
     split: boolean,
     score = false,
+    radix16?: { pad: boolean },
   ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
+    if (radix16 && (split || score || !this.radix16Fits(L))) {
+      throw new Error('fft_pow2: convolve16 takes one-pass segments of the FIR only');
+    }
     // the FIR's variant compiles the correlator's score store out (SCORE)
-    return this.fusedPipeline('convolve', L, { SPLIT: split, SCORE: score }, [
-      [2, 'read-only-storage'],
-      [3, 'read-only-storage'],
-      [5, 'read-only-storage'],
-      [11, 'storage'],
-      [12, 'uniform'],
-    ]);
+    return this.fusedPipeline(
+      radix16 ? 'convolve16' : 'convolve',
+      L,
+      { SPLIT: split, SCORE: score },
+      [
+        [2, 'read-only-storage'],
+        [3, 'read-only-storage'],
+        [5, 'read-only-storage'],
+        [11, 'storage'],
+        [12, 'uniform'],
+      ],
+      radix16,
+    );
   }
 
   /** The pipeline of a fused entry point of shaders/fft_pow2.wgsl around the forward stages of L points
@@ -399,9 +433,10 @@ export class WebGpuFft {
     L: number,
     extra: ShaderConstants,
     bindings: [number, GPUBufferBindingType][],
+    radix16?: { pad: boolean },
   ): { pipeline: GPUComputePipeline; layout: GPUBindGroupLayout; cols: number } {
-    const cols = colsFor(this, L);
-    const v = { L, cols, inverse: false, outer: false, loadColsFast: false, storeColsFast: false };
+    const cols = radix16 ? radix16Cols(this, L, radix16.pad) : colsFor(this, L);
+    const v = { L, cols, inverse: false, outer: false, loadColsFast: false, storeColsFast: false, radix16 };
     const constants = { ...this.pow2Constants(v).constants, ...extra };
     const key = `fft_pow2.${entryPoint} ${JSON.stringify(constants)}`;
     let layout = this.fusedLayouts.get(entryPoint);

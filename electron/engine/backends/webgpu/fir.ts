@@ -78,13 +78,15 @@ export interface ConvolveDispatch {
   /** The correlator: write normalized scores (from outBase of dst, the template's norm) instead of the
    * filter's outputs (shaders/fft_pow2.wgsl `convolve` with cv.score). */
   scores?: { outBase: number; norm: number };
+  /** The FIR's kernel of 16 points a thread (WebGpuFft.convolveRadix16), decided once a processor. */
+  radix16?: { pad: boolean };
 }
 
 /** Encodes the fused overlap-save kernel: one workgroup row per pair of real sequences. */
 export function encodeConvolve(device: WebGpuDevice, job: FftJob, d: ConvolveDispatch): void {
   const fft = device.fftPlanner;
   const rows = Math.ceil(d.seqs / 2);
-  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N, d.scores !== undefined);
+  const { pipeline, layout, cols } = fft.convolvePipeline(d.L, d.L < d.N, d.scores !== undefined, d.radix16);
   const g = grid(Math.ceil(rows / cols), device.ctx.limits.workgroupsPerDimension);
   const uniforms = job.arena.slot(
     [
@@ -134,6 +136,8 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
   private readonly plan: ComplexPlan | null;
   /** Fused overlap-save: the kernel's FFT length (size, or size / 2 when split), else 0. */
   private readonly fusedL: number;
+  /** The fused kernel's radix-16 variant (one-pass segments), fixed for the processor's life. */
+  private readonly radix16: { pad: boolean } | undefined;
   /** Output frames the cursor releases at a time: the segment, or two with the fused kernel on odd lanes. */
   private readonly unit: number;
   /** Direct form: the taps; overlap-save: the spectrum of the zero-padded taps. */
@@ -148,12 +152,14 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     this.method = firMethod(config, WEBGPU_FIR_DIRECT_MAX_TAPS);
     const planner = device.fftPlanner;
     this.fusedL = 0;
+    this.radix16 = undefined;
     if (this.method === 'overlap-save') {
       const fusedSize = webGpuOverlapSaveSize(this.numtaps, 2 * planner.onePassMax);
       this.fusedL = fusedLength(fusedSize, planner.onePassMax);
       this.size = this.fusedL > 0 ? fusedSize : webGpuOverlapSaveSize(this.numtaps, planner.maxSize);
       this.segment = this.size - this.numtaps + 1;
       const N = this.size;
+      if (this.fusedL === N) this.radix16 = planner.convolveRadix16(N);
       if (this.fusedL > 0) {
         // the inverse's 1/N in the spectrum; a split kernel's radix-2 twiddles after it
         this.plan = null;
@@ -183,6 +189,15 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
   /** Overlap-save in one kernel (shaders/fft_pow2.wgsl `convolve`) rather than as passes. */
   get fused(): boolean {
     return this.fusedL > 0;
+  }
+
+  /** The kernel that runs the filter: the fused overlap-save one (`convolve16` with 16 points a thread,
+   * padded or not; `convolve`, whole or split in two halves), its passes, or the direct form. */
+  get kernel(): string {
+    if (this.size === 0) return 'direct';
+    if (this.fusedL === 0) return 'passes';
+    if (this.radix16) return `convolve16${this.radix16.pad ? ', padded' : ''}`;
+    return this.fusedL < this.size ? 'convolve, split' : 'convolve';
   }
 
   get pending(): number {
@@ -345,6 +360,7 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       available,
       inBase,
       outSeg: this.segment * V,
+      ...(this.radix16 ? { radix16: this.radix16 } : {}),
     });
   }
 
