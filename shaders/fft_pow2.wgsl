@@ -923,12 +923,11 @@ fn rowPoint(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
   return vec2<f32>(seqPoint(q0, i), seqPoint(q1, i));
 }
 
-// Points i·step + off, i = tid + k·TL.
-fn loadRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32) -> C8 {
-  return C8(rowPoint(q0, q1, tid * step + off), rowPoint(q0, q1, (tid + TL) * step + off),
-    rowPoint(q0, q1, (tid + 2u * TL) * step + off), rowPoint(q0, q1, (tid + 3u * TL) * step + off),
-    rowPoint(q0, q1, (tid + 4u * TL) * step + off), rowPoint(q0, q1, (tid + 5u * TL) * step + off),
-    rowPoint(q0, q1, (tid + 6u * TL) * step + off), rowPoint(q0, q1, (tid + 7u * TL) * step + off));
+// Points b + k·s of a row, k < 8 (`convolve`: b = tid·step + off, s = TL·step).
+fn loadRow(q0: Seq, q1: Seq, b: u32, s: u32) -> C8 {
+  return C8(rowPoint(q0, q1, b), rowPoint(q0, q1, b + s), rowPoint(q0, q1, b + 2u * s),
+    rowPoint(q0, q1, b + 3u * s), rowPoint(q0, q1, b + 4u * s), rowPoint(q0, q1, b + 5u * s),
+    rowPoint(q0, q1, b + 6u * s), rowPoint(q0, q1, b + 7u * s));
 }
 
 fn conj8(a: C8) -> C8 {
@@ -936,12 +935,11 @@ fn conj8(a: C8) -> C8 {
   return C8(a[0] * c, a[1] * c, a[2] * c, a[3] * c, a[4] * c, a[5] * c, a[6] * c, a[7] * c);
 }
 
-// x[k]·H[off + tid + k·TL]
-fn filter8(x: C8, tid: u32, off: u32) -> C8 {
-  let b = off + tid;
-  return C8(cmul(x[0], outer[b]), cmul(x[1], outer[b + TL]), cmul(x[2], outer[b + 2u * TL]),
-    cmul(x[3], outer[b + 3u * TL]), cmul(x[4], outer[b + 4u * TL]), cmul(x[5], outer[b + 5u * TL]),
-    cmul(x[6], outer[b + 6u * TL]), cmul(x[7], outer[b + 7u * TL]));
+// x[k]·H[b + k·s]
+fn filter8(x: C8, b: u32, s: u32) -> C8 {
+  return C8(cmul(x[0], outer[b]), cmul(x[1], outer[b + s]), cmul(x[2], outer[b + 2u * s]),
+    cmul(x[3], outer[b + 3u * s]), cmul(x[4], outer[b + 4u * s]), cmul(x[5], outer[b + 5u * s]),
+    cmul(x[6], outer[b + 6u * s]), cmul(x[7], outer[b + 7u * s]));
 }
 
 // x[k]·(the split twiddle W_N^m, m = tid + k·TL; conjugated when `back`)
@@ -973,16 +971,16 @@ fn emitPoint(q0: Seq, q1: Seq, n: u32, z: vec2<f32>) {
   }
 }
 
-// Points (tid + k·TL)·step + off of a row, from the conjugated inverse in x.
-fn emitRow(q0: Seq, q1: Seq, tid: u32, step: u32, off: u32, x: C8) {
-  emitPoint(q0, q1, tid * step + off, x[0]);
-  emitPoint(q0, q1, (tid + TL) * step + off, x[1]);
-  emitPoint(q0, q1, (tid + 2u * TL) * step + off, x[2]);
-  emitPoint(q0, q1, (tid + 3u * TL) * step + off, x[3]);
-  emitPoint(q0, q1, (tid + 4u * TL) * step + off, x[4]);
-  emitPoint(q0, q1, (tid + 5u * TL) * step + off, x[5]);
-  emitPoint(q0, q1, (tid + 6u * TL) * step + off, x[6]);
-  emitPoint(q0, q1, (tid + 7u * TL) * step + off, x[7]);
+// Points b + k·s of a row (k < 8) from the conjugated inverse in x.
+fn emitRow(q0: Seq, q1: Seq, b: u32, s: u32, x: C8) {
+  emitPoint(q0, q1, b, x[0]);
+  emitPoint(q0, q1, b + s, x[1]);
+  emitPoint(q0, q1, b + 2u * s, x[2]);
+  emitPoint(q0, q1, b + 3u * s, x[3]);
+  emitPoint(q0, q1, b + 4u * s, x[4]);
+  emitPoint(q0, q1, b + 5u * s, x[5]);
+  emitPoint(q0, q1, b + 6u * s, x[6]);
+  emitPoint(q0, q1, b + 7u * s, x[7]);
 }
 
 // Points of a segment; where its chunk sums (of 4, 16 and 64 points) and the runs of K − 1 chunks of 64
@@ -1176,10 +1174,10 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   if (!SPLIT) {
     var x: C8;
     if (live) {
-      x = loadRow(q0, q1, tid, 1u, 0u);
+      x = loadRow(q0, q1, tid, TL);
     }
     x = stages(x, row, tid);
-    x = conj8(filter8(x, tid, 0u));
+    x = conj8(filter8(x, tid, TL));
     workgroupBarrier();
     x = stages(x, row, tid);
     if (SCORE && cv.score == 1u) {
@@ -1190,15 +1188,15 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
       return;
     }
     if (live) {
-      emitRow(q0, q1, tid, 1u, 0u, x);
+      emitRow(q0, q1, tid, TL, x);
     }
     return;
   }
   var e: C8;
   var o: C8;
   if (live) {
-    e = loadRow(q0, q1, tid, 2u, 0u);
-    o = loadRow(q0, q1, tid, 2u, 1u);
+    e = loadRow(q0, q1, 2u * tid, 2u * TL);
+    o = loadRow(q0, q1, 2u * tid + 1u, 2u * TL);
   }
   e = stages(e, row, tid);
   workgroupBarrier();
@@ -1226,40 +1224,14 @@ fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     return;
   }
   if (live) {
-    emitRow(q0, q1, tid, 2u, 0u, e);
-    emitRow(q0, q1, tid, 2u, 1u, o);
+    emitRow(q0, q1, 2u * tid, 2u * TL, e);
+    emitRow(q0, q1, 2u * tid + 1u, 2u * TL, o);
   }
 }
 
 // The fused overlap-save filter with 16 points a thread, entry point `convolve16`: `convolve` for segments
 // of N = L points (no SPLIT) with the FIR's store (no score), its transforms by `stages16` (the radix-16
 // stages of `main16`, one exchange through workgroup memory fewer). Register k holds point tid + k·TL16.
-
-// Points b + k·s of a row, k < 8.
-fn loadRow8(q0: Seq, q1: Seq, b: u32, s: u32) -> C8 {
-  return C8(rowPoint(q0, q1, b), rowPoint(q0, q1, b + s), rowPoint(q0, q1, b + 2u * s),
-    rowPoint(q0, q1, b + 3u * s), rowPoint(q0, q1, b + 4u * s), rowPoint(q0, q1, b + 5u * s),
-    rowPoint(q0, q1, b + 6u * s), rowPoint(q0, q1, b + 7u * s));
-}
-
-// x[k]·H[b + k·s], conjugated (the inverse transform's input).
-fn filterConj8(x: C8, b: u32, s: u32) -> C8 {
-  return conj8(C8(cmul(x[0], outer[b]), cmul(x[1], outer[b + s]), cmul(x[2], outer[b + 2u * s]),
-    cmul(x[3], outer[b + 3u * s]), cmul(x[4], outer[b + 4u * s]), cmul(x[5], outer[b + 5u * s]),
-    cmul(x[6], outer[b + 6u * s]), cmul(x[7], outer[b + 7u * s])));
-}
-
-// Points b + k·s of a row from the conjugated inverse in x, k < 8.
-fn emitRow8(q0: Seq, q1: Seq, b: u32, s: u32, x: C8) {
-  emitPoint(q0, q1, b, x[0]);
-  emitPoint(q0, q1, b + s, x[1]);
-  emitPoint(q0, q1, b + 2u * s, x[2]);
-  emitPoint(q0, q1, b + 3u * s, x[3]);
-  emitPoint(q0, q1, b + 4u * s, x[4]);
-  emitPoint(q0, q1, b + 5u * s, x[5]);
-  emitPoint(q0, q1, b + 6u * s, x[6]);
-  emitPoint(q0, q1, b + 7u * s, x[7]);
-}
 
 @compute @workgroup_size(T16)
 fn convolve16(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -1273,14 +1245,14 @@ fn convolve16(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   let hi = tid + 8u * TL16;
   var x: C16;
   if (live) {
-    x = join16(loadRow8(q0, q1, tid, TL16), loadRow8(q0, q1, hi, TL16));
+    x = join16(loadRow(q0, q1, tid, TL16), loadRow(q0, q1, hi, TL16));
   }
   x = stages16(x, row, tid);
-  x = join16(filterConj8(lo8(x), tid, TL16), filterConj8(hi8(x), hi, TL16));
+  x = join16(conj8(filter8(lo8(x), tid, TL16)), conj8(filter8(hi8(x), hi, TL16)));
   workgroupBarrier();
   x = stages16(x, row, tid);
   if (live) {
-    emitRow8(q0, q1, tid, TL16, lo8(x));
-    emitRow8(q0, q1, hi, TL16, hi8(x));
+    emitRow(q0, q1, tid, TL16, lo8(x));
+    emitRow(q0, q1, hi, TL16, hi8(x));
   }
 }
