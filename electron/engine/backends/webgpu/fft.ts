@@ -19,8 +19,9 @@
 // With the `radix16` option (on by default), plan(n) runs 1024 to 4096 (RADIX16_SIZES, or the option's
 // radix16Sizes) with the kernel's entry point
 // `main16` instead: 16 points a thread, radix-16 stages, one exchange through workgroup memory fewer (also
-// on adapters whose invocations stop the 8-point kernel at 2048); the fused kernels and the four-step
-// passes keep the 8-point kernel.
+// on adapters whose invocations stop the 8-point kernel at 2048); of the fused kernels only the FIR's
+// 4096-point segments take it (`convolve16`, CONVOLVE16_FROM), the others and the four-step passes keep
+// the 8-point kernel.
 // Twiddles, chirps and Bluestein's filter come from float64 tables uploaded once per plan.
 
 import { InvalidArgumentError } from '../../errors.js';
@@ -156,9 +157,9 @@ export interface WebGpuFftOptions {
    * (false); ROUNDS_BY_DEFAULT when absent. useRounds changes it later. */
   rounds?: boolean;
   /** Batched complex FFTs of RADIX16_SIZES with the radix-16 kernel (see Radix16Choice), else the
-   * default kernel; RADIX16_BY_DEFAULT when absent. Only
-   * plan(n) takes it (the fused kernels and the four-step passes keep the default kernel); useRadix16
-   * changes it later. */
+   * default kernel; RADIX16_BY_DEFAULT when absent. plan(n) takes it, and the FIR's fused kernel from
+   * convolve16From; the other fused kernels and the four-step passes keep the default kernel.
+   * useRadix16 changes it later. */
   radix16?: Radix16Choice;
   /** The sizes `radix16` applies to (within 16…4096); RADIX16_SIZES when absent. */
   radix16Sizes?: Radix16Sizes;
@@ -383,9 +384,10 @@ export class WebGpuFft {
     ]);
   }
 
-  /** The radix-16 variant the FIR's fused kernel takes for segments of one pass of L points (`convolve16`
-   * from convolve16From, padded or not as plan(L) would be), or undefined (`convolve`: 8 points a thread). A processor asks once
-   * and keeps the answer, so its outputs do not change with the planner's options mid-stream. */
+  /** The radix-16 variant the FIR's fused kernel takes for segments of one pass of L points
+   * (`convolve16` from convolve16From, padded or not as plan(L) would be), or undefined (`convolve`: 8
+   * points a thread). A processor asks once and keeps the answer, so its outputs do not change with the
+   * planner's options mid-stream. */
   convolveRadix16(L: number): { pad: boolean } | undefined {
     return L >= this.convolve16From && this.radix16Serves(L) ? this.radix16Pad(L) : undefined;
   }
