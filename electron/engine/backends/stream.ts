@@ -29,6 +29,12 @@ export function plainHostBlocks(count: number, bytes: number): HostBlocks {
   };
 }
 
+/** A processor's output of `length` values: a view of `into` when it is large enough (the caller's reused
+ * buffer, page-locked on CUDA), else a new array. */
+export function outputArray(length: number, into: Float32Array | undefined): Float32Array {
+  return into !== undefined && into.length >= length ? into.subarray(0, length) : new Float32Array(length);
+}
+
 /** Values (not samples) in a processor input: a Float32Array, a DeviceArray or raw integer samples. */
 export function inputLength(input: ProcessorInput): number {
   if (input instanceof Float32Array) return input.length;

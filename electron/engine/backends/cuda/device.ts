@@ -27,12 +27,6 @@ export interface CudaDevice {
 
 const ignore = (): undefined => undefined;
 
-/** A processor's output of `length` values: a view of `into` when it is large enough (the caller's reused,
- * possibly page-locked buffer), else a new array. */
-export function outputArray(length: number, into: Float32Array | undefined): Float32Array {
-  return into !== undefined && into.length >= length ? into.subarray(0, length) : new Float32Array(length);
-}
-
 /** The base of the CUDA processors: the stream's state on the device lives in `native`. */
 export abstract class CudaProcessor {
   protected disposed = false;

@@ -3,9 +3,9 @@
 
 import { validateFirConfig } from '../validate.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
-import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
+import { FirCursor, firFrames, firLanes, firMethod, outputArray } from '../stream.js';
 import type { NativeFir } from './addon.js';
-import { type CudaDevice, CudaProcessor, outputArray } from './device.js';
+import { type CudaDevice, CudaProcessor } from './device.js';
 
 /** 'auto' FIR filters use the direct form up to this many taps: none, since overlap-save measured faster
  * at every length from 1 tap to 256 on the GPU (docs/cuda/NOTES.md); the direct form stays for method

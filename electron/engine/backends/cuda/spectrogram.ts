@@ -4,9 +4,9 @@
 
 import { validateSpectrogramConfig } from '../validate.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
-import { FrameCursor, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
+import { FrameCursor, channelSamples, levelNorm, outputArray, spectrogramSettings } from '../stream.js';
 import type { NativeSpectrogram } from './addon.js';
-import { type CudaDevice, CudaProcessor, outputArray } from './device.js';
+import { type CudaDevice, CudaProcessor } from './device.js';
 
 export class CudaSpectrogram extends CudaProcessor implements SpectrogramProcessor {
   readonly bins: number;

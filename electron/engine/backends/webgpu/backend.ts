@@ -28,7 +28,7 @@ import { isRawSamples } from '../../types.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
 import { HostUploads, MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
-import type { DeviceInput, Recorder, WebGpuDevice } from './processor.js';
+import type { DeviceInput, DeviceRead, Recorder, WebGpuDevice } from './processor.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
 import { WebGpuCorrelator } from './correlator.js';
@@ -91,6 +91,9 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly uploads: HostUploads;
   private readback: GPUBuffer | undefined;
   private readonly readbacks: (GPUBuffer | undefined)[] = [];
+  /** submitRead: the next readback slot, and which slots hold a read not yet settled. */
+  private readTurn = 0;
+  private readonly reading = [false, false];
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
   /** Device-timed measurements for `phasor bench` (devtimer.ts): only where the adapter has timestamps. */
@@ -446,7 +449,15 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     throw new InvalidArgumentError(`${what}: expected a Float32Array, a DeviceArray or raw samples`);
   }
 
-  async submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void> {
+  submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void> {
+    return this.submitRead(record, result, out === undefined ? [] : [{ at: 0, out }]);
+  }
+
+  submitRead(
+    record: (r: Recorder) => void,
+    result?: GPUBuffer,
+    reads: readonly DeviceRead[] = [],
+  ): Promise<void> {
     const device = this.ctx.device;
     const arena = this.fftPlanner.arena;
     const encoder = device.createCommandEncoder();
@@ -458,13 +469,43 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
         pass.end();
       },
     });
-    const bytes = out === undefined ? 0 : out.length * 4;
-    if (result !== undefined && bytes > 0)
-      encoder.copyBufferToBuffer(result, 0, this.readbackBuffer(bytes), 0, bytes);
+    let bytes = 0;
+    for (const r of reads) bytes += r.out.length * 4;
+    let slot = -1;
+    if (result !== undefined && bytes > 0) {
+      slot = this.readTurn++ % 2;
+      if (this.reading[slot]) throw new Error('internal: more than two processor reads in flight');
+      const rb = this.pieceReadback(slot, bytes);
+      let o = 0;
+      for (const r of reads) {
+        const n = r.out.length * 4;
+        if (n > 0) encoder.copyBufferToBuffer(result, r.at * 4, rb, o, n);
+        o += n;
+      }
+    }
     arena.flush(device.queue);
     device.queue.submit([encoder.finish()]);
     this.uploads.submitted();
-    if (out !== undefined && bytes > 0) await this.read(out);
+    if (slot < 0) return Promise.resolve();
+    const rb = this.readbacks[slot]!;
+    this.reading[slot] = true;
+    return (async () => {
+      try {
+        await rb.mapAsync(MAP_READ, 0, bytes);
+        try {
+          const all = new Float32Array(rb.getMappedRange(0, bytes));
+          let o = 0;
+          for (const r of reads) {
+            r.out.set(all.subarray(o, o + r.out.length));
+            o += r.out.length;
+          }
+        } finally {
+          rb.unmap();
+        }
+      } finally {
+        this.reading[slot] = false;
+      }
+    })();
   }
 
   createSpectrogram(config: SpectrogramConfig): SpectrogramProcessor {

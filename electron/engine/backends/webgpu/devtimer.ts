@@ -25,7 +25,7 @@ import { WebGpuCorrelator } from './correlator.js';
 import type { FftJob } from './fft.js';
 import { WebGpuFir } from './fir.js';
 import { grid, MAP_READ, STORAGE_USAGE, USAGE } from './gpu.js';
-import type { Recorder, WebGpuDevice } from './processor.js';
+import type { DeviceRead, Recorder, WebGpuDevice } from './processor.js';
 import { shaderSource, variant } from './shaders.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 
@@ -281,10 +281,40 @@ export class WebGpuDeviceTimer {
     });
   }
 
-  /** A device of the processors whose compute passes are timed into `acc.ms`. */
+  /** A device of the processors whose compute passes are timed into `acc.ms`: its submits run one at a
+   * time (each timed before the next is recorded), in the order they are asked for. */
   private timingDevice(acc: { ms: number }): WebGpuDevice {
     const b = this.b;
     const timer = this.passes();
+    const timed = async (
+      record: (r: Recorder) => void,
+      result?: GPUBuffer,
+      reads?: readonly DeviceRead[],
+    ) => {
+      await b.submitRead(
+        (r) => {
+          const timedRecorder: Recorder = {
+            encoder: r.encoder,
+            compute: (fn) => {
+              const pass = r.encoder.beginComputePass({ timestampWrites: timer.writes() });
+              fn({ pass, arena: b.fftPlanner.arena });
+              pass.end();
+            },
+          };
+          record(timedRecorder);
+          timer.resolve(r.encoder);
+        },
+        result,
+        reads,
+      );
+      acc.ms += await timer.read();
+    };
+    let chain: Promise<unknown> = Promise.resolve();
+    const submitRead = (record: (r: Recorder) => void, result?: GPUBuffer, reads?: readonly DeviceRead[]) => {
+      const next = chain.then(() => timed(record, result, reads));
+      chain = next.catch(() => undefined);
+      return next;
+    };
     return {
       ctx: b.ctx,
       fftPlanner: b.fftPlanner,
@@ -293,25 +323,8 @@ export class WebGpuDeviceTimer {
       alive: () => b.alive(),
       call: (work) => b.call(work),
       deviceInput: (input, what) => b.deviceInput(input, what),
-      submit: async (record, result, out) => {
-        await b.submit(
-          (r) => {
-            const timedRecorder: Recorder = {
-              encoder: r.encoder,
-              compute: (fn) => {
-                const pass = r.encoder.beginComputePass({ timestampWrites: timer.writes() });
-                fn({ pass, arena: b.fftPlanner.arena });
-                pass.end();
-              },
-            };
-            record(timedRecorder);
-            timer.resolve(r.encoder);
-          },
-          result,
-          out,
-        );
-        acc.ms += await timer.read();
-      },
+      submitRead,
+      submit: (record, result, out) => submitRead(record, result, out === undefined ? [] : [{ at: 0, out }]),
     };
   }
 

@@ -9,13 +9,14 @@
 import { validateFirConfig } from '../validate.js';
 import { getFftPlan } from '../../fft/index.js';
 import type { FirConfig, FirFilter, ProcessorInput } from '../backend.js';
-import { FirCursor, firFrames, firLanes, firMethod } from '../stream.js';
+import { FirCursor, firFrames, firLanes, firMethod, outputArray } from '../stream.js';
 import type { ComplexPlan, FftJob } from './fft.js';
 import { grid, unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
   WebGpuProcessor,
+  inFlight,
   type DeviceInput,
   type WebGpuDevice,
 } from './processor.js';
@@ -204,7 +205,7 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
     return this.cursor.pending;
   }
 
-  process(input: ProcessorInput): Promise<Float32Array> {
+  process(input: ProcessorInput, into?: Float32Array): Promise<Float32Array> {
     let x: DeviceInput;
     let ready: number;
     try {
@@ -214,7 +215,7 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
       return Promise.reject(err);
     }
     this.cursor.produce(ready);
-    return this.device.call(() => this.run(x, ready));
+    return this.device.call(() => this.run(x, ready, into));
   }
 
   flush(): Promise<Float32Array> {
@@ -225,40 +226,48 @@ export class WebGpuFir extends WebGpuProcessor implements FirFilter {
   }
 
   /** Appends x, computes the next `frames` output frames (zero input past the window's end), drops the
-   * input they no longer need. */
-  private async run(x: DeviceInput, frames: number): Promise<Float32Array> {
+   * input they no longer need. The frames go in pieces, two in flight, each appending the input its
+   * frames need (window frames below f0 + c + numtaps − 1), so uploads, kernels and reads overlap. */
+  private async run(x: DeviceInput, frames: number, into?: Float32Array): Promise<Float32Array> {
     const V = this.lanes;
-    const out = new Float32Array(frames * V);
-    const w = this.device.work;
-    const S = this.segment;
-    // Output frames per submit: whole segments for overlap-save.
+    const out = outputArray(frames * V, into);
+    const piece = this.device.ctx.processorPieceBytes;
+    // Output frames per piece: whole segments for overlap-save.
     const chunk =
       this.size === 0
-        ? Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / (4 * V)))
+        ? Math.max(1, Math.floor(piece / (4 * V)))
         : this.plan === null
-          ? this.unit * Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / (4 * V * this.unit)))
-          : S *
+          ? this.unit * Math.max(1, Math.floor(piece / (4 * V * this.unit)))
+          : this.segment *
             Math.max(
               1,
-              Math.floor(PROCESSOR_CHUNK_BYTES / (8 * this.pairs * (this.size + this.plan.scratchPerRow))),
+              Math.min(
+                Math.floor(piece / (4 * V * this.segment)),
+                Math.floor(PROCESSOR_CHUNK_BYTES / (8 * this.pairs * (this.size + this.plan.scratchPerRow))),
+              ),
             );
-    let f0 = 0;
-    do {
+    const pieces = Math.max(1, Math.ceil(frames / chunk));
+    const dst = this.device.work.get(2, Math.max(16, Math.min(chunk, frames) * V * 4));
+    const kept = this.window.kept;
+    let appended = 0;
+    await inFlight(pieces, (i) => {
+      const f0 = i * chunk;
       const c = Math.min(chunk, frames - f0);
-      const last = f0 + c >= frames;
-      const dst = w.get(2, Math.max(16, c * V * 4));
-      const result = out.subarray(f0 * V, (f0 + c) * V);
-      await this.device.submit(
+      const last = i === pieces - 1;
+      const need = last
+        ? x.length
+        : Math.min(x.length, Math.max(appended, (f0 + c + this.numtaps - 1) * V - kept));
+      return this.device.submitRead(
         (r) => {
-          const available = f0 === 0 ? this.window.append(r, x, 0) : this.window.kept;
-          if (c > 0) r.compute((job) => this.encode(job, c, f0 * V, available, dst));
+          if (i === 0 || need > appended) this.window.append(r, x, appended, need);
+          appended = need;
+          if (c > 0) r.compute((job) => this.encode(job, c, f0 * V, this.window.kept, dst));
           if (last) this.window.keep(r, frames * V);
         },
         dst,
-        result,
+        [{ at: 0, out: out.subarray(f0 * V, (f0 + c) * V) }],
       );
-      f0 += c;
-    } while (f0 < frames);
+    });
     return out;
   }
 

@@ -5,6 +5,8 @@
 // A push appends its input to the window (host floats staged through HostUploads, a buffer copy for a
 // DeviceArray, the decode kernel of shaders/samples.wgsl for raw integers), runs the kernels on the window,
 // and keeps the values the stream layer's cursor says by copying them to the front of a second buffer.
+// It runs in pieces of output (WebGpuContext.processorPieceBytes), two in flight: piece i + 1 is staged and
+// submitted while piece i computes and is read back, each appending only the input its frames need.
 
 import { InvalidArgumentError } from '../../errors.js';
 import type { WebGpuContext } from './device.js';
@@ -40,6 +42,41 @@ export interface WebGpuDevice {
   deviceInput(input: unknown, what: string): DeviceInput;
   /** Records with `record`, submits, and copies out.length floats from the start of `result` back. */
   submit(record: (r: Recorder) => void, result?: GPUBuffer, out?: Float32Array): Promise<void>;
+  /**
+   * Records with `record` and submits at once; the promise settles when each read's floats (from float
+   * `at` of `result` on) are in its `out`. The readback buffers take turns: a call keeps at most two
+   * reads unsettled (the next piece runs on the GPU while the last one is copied out), and settles them
+   * before it ends.
+   */
+  submitRead(record: (r: Recorder) => void, result?: GPUBuffer, reads?: readonly DeviceRead[]): Promise<void>;
+}
+
+/** Floats of a submit's result buffer to host memory: out.length of them from float `at`. */
+export interface DeviceRead {
+  at: number;
+  out: Float32Array;
+}
+
+/**
+ * Runs a processor call's pieces with two in flight: `piece(i)` submits piece i (through submitRead) and
+ * returns its read, which is awaited once piece i + 1 is submitted; every read is settled before this
+ * returns or throws, so no readback buffer stays mapped.
+ */
+export async function inFlight(pieces: number, piece: (i: number) => Promise<void>): Promise<void> {
+  let pending: Promise<void> | null = null;
+  try {
+    for (let i = 0; i < pieces; i++) {
+      const read = piece(i);
+      read.catch(() => undefined); // observed below, or settled in finally
+      if (pending !== null) await pending;
+      pending = read;
+    }
+    const last = pending;
+    pending = null;
+    await last;
+  } finally {
+    if (pending !== null) await pending.catch(() => undefined);
+  }
 }
 
 const RAW_KIND = { u8: 0, i8: 1, i16: 2 } as const;
@@ -94,24 +131,25 @@ export class DeviceWindow {
   }
 
   /**
-   * Appends input values [from, input.length) after the kept ones; returns the values now in the window.
+   * Appends input values [from, to) after the kept ones; returns the values now in the window.
    * Host floats and device arrays are copied in the encoder, raw samples decoded by a kernel in the
    * recorder's first pass.
    */
-  append(r: Recorder, input: DeviceInput, from: number): number {
+  append(r: Recorder, input: DeviceInput, from: number, to = input.length): number {
     for (const b of this.retired) b.destroy();
     this.retired = [];
-    const count = Math.max(0, input.length - from);
-    this.ensure(r.encoder, this.kept + count);
+    const count = Math.max(0, to - from);
+    // room for the rest of the input, so appending it in pieces grows the buffers once
+    this.ensure(r.encoder, this.kept + Math.max(0, input.length - from));
     const at = this.kept;
     const buffer = this.cur!;
     if (count > 0) {
       if (input.kind === 'host') {
-        this.device.uploads.write(r.encoder, buffer, at * 4, input.data.subarray(from));
+        this.device.uploads.write(r.encoder, buffer, at * 4, input.data.subarray(from, to));
       } else if (input.kind === 'device') {
         r.encoder.copyBufferToBuffer(input.buffer, from * 4, buffer, at * 4, count * 4);
       } else {
-        const d = input.data;
+        const d = input.data.subarray(from, to);
         const staging = this.device.work.get(7, Math.max(4, Math.ceil(d.byteLength / 4) * 4));
         this.device.uploads.write(r.encoder, staging, 0, d);
         const kind =
@@ -122,7 +160,7 @@ export class DeviceWindow {
             'samples',
             'decode',
             count,
-            [count, kind, from, at],
+            [count, kind, 0, at],
             1,
             [input.offset, input.scale],
             { 0: staging, 1: buffer },

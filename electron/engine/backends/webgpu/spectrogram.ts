@@ -11,14 +11,16 @@
 import { validateSpectrogramConfig } from '../validate.js';
 import { columnBins } from '../../protocol/shape.js';
 import type { ProcessorInput, SpectrogramConfig, SpectrogramProcessor, SpectrogramRows } from '../backend.js';
-import { FrameCursor, channelSamples, levelNorm, spectrogramSettings } from '../stream.js';
+import { FrameCursor, channelSamples, levelNorm, outputArray, spectrogramSettings } from '../stream.js';
 import type { ComplexPlan, FftJob, RealPlan } from './fft.js';
 import { grid, STORAGE_USAGE, unitCircle, uploadTable } from './gpu.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
   WebGpuProcessor,
+  inFlight,
   type DeviceInput,
+  type DeviceRead,
   type WebGpuDevice,
 } from './processor.js';
 
@@ -84,7 +86,7 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     this.window = new DeviceWindow(device, 'spectrogram');
   }
 
-  push(samples: ProcessorInput): Promise<SpectrogramRows> {
+  push(samples: ProcessorInput, into?: Float32Array): Promise<SpectrogramRows> {
     let x: DeviceInput;
     let fresh: number;
     try {
@@ -96,42 +98,65 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
     const vps = this.complex ? 2 : 1;
     const count = this.cursor.push(fresh);
     const { skip, first, drop } = this.cursor;
-    return this.device.call(() => this.run(x, skip * vps, count, first, drop * vps));
+    return this.device.call(() => this.run(x, skip * vps, count, first, drop * vps, into));
   }
 
+  /** Appends x from value `skip`, computes `count` frames, drops `drop` values. The frames go in pieces,
+   * two in flight, each appending the input its frames need; the rows are read straight into the result
+   * (`into` when it is large enough). */
   private async run(
     x: DeviceInput,
     skip: number,
     count: number,
     first: number,
     drop: number,
+    into?: Float32Array,
   ): Promise<SpectrogramRows> {
     const { n, hop, width, bins, device } = this;
-    const rows = new Float32Array(count * width);
+    const vps = this.complex ? 2 : 1;
+    const rows = outputArray(count * width, into);
     const fold = this.alpha !== undefined || this.peakHold;
-    // the fused kernel keeps only rows (and linear rows) per frame, the passes frames and spectra too
-    const perFrame = this.fusedL
-      ? 4 * width
+    // a piece's rows, within the device memory a submit takes: the fused kernel keeps only rows (and
+    // linear rows) per frame, the passes frames and spectra too
+    const scratch = this.fusedL
+      ? 0
       : 8 * Math.max(n + (this.plan?.scratchPerRow ?? this.realPlan!.scratchPerRow), bins);
-    const most = Math.max(1, Math.floor(PROCESSOR_CHUNK_BYTES / perFrame));
-    // chunks of equal size, so no pass runs a handful of frames
-    const chunk = Math.ceil(count / Math.max(1, Math.ceil(count / most)));
+    const most = Math.max(
+      1,
+      Math.min(
+        Math.floor(device.ctx.processorPieceBytes / (4 * width)),
+        scratch > 0 ? Math.floor(PROCESSOR_CHUNK_BYTES / scratch) : Infinity,
+      ),
+    );
+    // pieces of equal size, so no pass runs a handful of frames
+    const chunk = Math.max(1, Math.ceil(count / Math.max(1, Math.ceil(count / most))));
+    const pieces = Math.max(1, Math.ceil(count / chunk));
     const w = device.work;
-    let f0 = 0;
-    do {
+    const out = w.get(2, Math.max(16, (Math.min(chunk, count) + 2) * width * 4));
+    const lin = w.get(3, Math.max(16, Math.min(chunk, count) * width * 4));
+    // the fold's average and peak after the last piece
+    const tail = fold && count > 0 ? new Float32Array(2 * width) : null;
+    const kept = this.window.kept;
+    let appended = skip;
+    await inFlight(pieces, (i) => {
+      const f0 = i * chunk;
       const c = Math.min(chunk, count - f0);
-      const last = f0 + c >= count;
-      const out = w.get(2, Math.max(16, (c + 2) * width * 4));
-      const lin = w.get(3, Math.max(16, c * width * 4));
+      const last = i === pieces - 1;
+      // input values up to the end of frame f0 + c − 1 (window value ((f0 + c − 1)·hop + n)·vps)
+      const need = last
+        ? x.length
+        : Math.min(x.length, Math.max(appended, skip + ((f0 + c - 1) * hop + n) * vps - kept));
       if (fold && c > 0 && first + f0 === 0) {
         const init = new Float32Array(2 * width);
         init.fill(-Infinity, width);
         device.ctx.device.queue.writeBuffer(this.state, 0, init.buffer, 0, init.byteLength);
       }
-      const result = new Float32Array(c * width + (fold && c > 0 ? 2 * width : 0));
-      await device.submit(
+      const reads: DeviceRead[] = [{ at: 0, out: rows.subarray(f0 * width, (f0 + c) * width) }];
+      if (last && tail !== null) reads.push({ at: c * width, out: tail });
+      return device.submitRead(
         (r) => {
-          if (f0 === 0) this.window.append(r, x, skip);
+          if (i === 0 || need > appended) this.window.append(r, x, appended, need);
+          appended = need;
           if (c > 0) {
             const src = this.window.buffer;
             r.compute((job) => {
@@ -172,15 +197,13 @@ export class WebGpuSpectrogram extends WebGpuProcessor implements SpectrogramPro
           if (last) this.window.keep(r, drop);
         },
         out,
-        result,
+        reads,
       );
-      rows.set(result.subarray(0, c * width), f0 * width);
-      if (fold && c > 0) {
-        if (this.alpha !== undefined) this.average = result.slice(c * width, (c + 1) * width);
-        if (this.peakHold) this.peak = result.slice((c + 1) * width, (c + 2) * width);
-      }
-      f0 += c;
-    } while (f0 < count);
+    });
+    if (tail !== null) {
+      if (this.alpha !== undefined) this.average = tail.slice(0, width);
+      if (this.peakHold) this.peak = tail.slice(width);
+    }
     const res: SpectrogramRows = { rows, count, width, firstFrame: first };
     if (this.alpha !== undefined)
       res.average = this.average?.slice() ?? new Float32Array(width).fill(this.floorDb);
