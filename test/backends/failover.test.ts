@@ -10,7 +10,7 @@ import type {
 } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { FailoverBackend } from '../../electron/engine/backends/failover.js';
-import type { BackendProvider } from '../../electron/engine/backends/registry.js';
+import { openBackend, type BackendProvider } from '../../electron/engine/backends/registry.js';
 import {
   BackendFailedError,
   InvalidArgumentError,
@@ -211,5 +211,43 @@ describe('failover to the next backend', () => {
     expect(relErr(cat(scores), ref)).toBeLessThan(1e-5);
     expect(best.lag).toBe(50_000);
     expect(b.name).toBe('cpu');
+  });
+});
+
+describe('auto probes the backends after the one it opens only when the work moves to them', () => {
+  it('opens cuda without probing webgpu; on a failure skips a software webgpu and continues on the cpu', async () => {
+    const cpuInner = await createCpuBackend({ threads: 1 });
+    cpus.push(cpuInner);
+    const probes: string[] = [];
+    const provider = (name: 'cuda' | 'webgpu', create: () => Promise<Backend>): BackendProvider => ({
+      name,
+      probe: async () => {
+        probes.push(name);
+        return name === 'webgpu'
+          ? { available: true, device: 'SwiftShader', autoSkip: 'a software adapter' }
+          : { available: true, device: 'x' };
+      },
+      create,
+    });
+    const replace = {
+      cuda: provider('cuda', async () => flaky(cpuInner, 2)),
+      webgpu: provider('webgpu', async () => {
+        throw new Error('auto must not open a software adapter');
+      }),
+    };
+    const warnings: PhasorWarning[] = [];
+    const b = await openBackend('auto', { replace, onWarning: (w) => warnings.push(w) });
+    expect(b.name).toBe('cuda');
+    expect(probes).toEqual(['cuda']);
+    const x = Float32Array.from([1, 0, 2, 0, 3, 0, 4, 0]);
+    expect(Array.from(await b.fft(x, 4))).toEqual([10, 0, -2, 2, -2, 0, -2, -2]);
+    // the second call fails: webgpu is probed now, passed over (software), and the CPU redoes the call
+    expect(Array.from(await b.fft(x, 4))).toEqual([10, 0, -2, 2, -2, 0, -2, -2]);
+    expect(b.name).toBe('cpu');
+    expect(probes).toEqual(['cuda', 'webgpu']);
+    expect(warnings.map((w) => w.message)).toEqual([
+      'backend cuda failed: an illegal memory access was encountered; continuing on cpu',
+    ]);
+    await b.dispose();
   });
 });

@@ -119,3 +119,12 @@ describe("Dawn's options", () => {
     ]);
   });
 });
+
+describe('webgpu probe, remembered', () => {
+  it('a usable adapter is probed once: asking again returns the same answer without starting Dawn again', async () => {
+    useSwiftShader();
+    const p = await probeWebGpu();
+    if (!p.available) return;
+    expect(await probeWebGpu()).toBe(p);
+  });
+});

@@ -50,18 +50,20 @@ export class FailoverBackend implements Backend {
     this.onWarning = warn;
   }
 
-  /** Creates the first backend of the chain that starts; later ones are created only when needed. */
+  /** Creates the first backend of the chain that starts (the first is usable, the others are probed
+   * when reached: see usable()); later ones are created only when needed. */
   static async open(chain: readonly BackendProvider[], onWarning?: WarningHandler): Promise<Backend> {
     let lastError: unknown;
-    for (let i = 0; i < chain.length; i++) {
+    for (let i = 0; i < chain.length; i = await nextUsable(chain, i)) {
       try {
         const backend = await chain[i].create();
         if (i === chain.length - 1) return backend; // nothing to fail over to
         return new FailoverBackend(chain, i, backend, onWarning);
       } catch (err) {
         lastError = err;
-        if (i + 1 < chain.length) {
-          onWarning?.({ message: `${describe(err)}; using ${chain[i + 1].name} instead` });
+        const next = await nextUsable(chain, i);
+        if (next < chain.length) {
+          onWarning?.({ message: `${describe(err)}; using ${chain[next].name} instead` });
         }
       }
     }
@@ -104,9 +106,9 @@ export class FailoverBackend implements Backend {
       try {
         failed.dispose().catch(() => undefined);
         for (;;) {
-          const next = this.chain[this.index + 1];
+          this.index = await nextUsable(this.chain, this.index);
+          const next = this.chain[this.index];
           if (!next) throw err;
-          this.index++;
           this.onWarning?.({ message: `${err.message}; continuing on ${next.name}` });
           try {
             this.current = await next.create();
@@ -170,6 +172,20 @@ export class FailoverBackend implements Backend {
     this.disposed = true;
     await this.current.dispose();
   }
+}
+
+/** Whether work may move to a provider: available, and not one `auto` passes over (a software adapter).
+ * Providers are probed when the work reaches them; the probes remember what they found. */
+export async function usable(p: BackendProvider): Promise<boolean> {
+  const a = await p.probe();
+  return a.available && a.autoSkip === undefined;
+}
+
+/** The index of the first usable provider after `i` (chain.length when there is none). */
+async function nextUsable(chain: readonly BackendProvider[], i: number): Promise<number> {
+  let j = i + 1;
+  while (j < chain.length && !(await usable(chain[j]))) j++;
+  return j;
 }
 
 function describe(err: unknown): string {

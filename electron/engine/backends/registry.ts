@@ -4,7 +4,7 @@
 import * as osModule from 'node:os';
 import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } from '../errors.js';
 import type { Availability, Backend, BackendName, BackendProvider } from './backend.js';
-import { FailoverBackend } from './failover.js';
+import { FailoverBackend, usable } from './failover.js';
 import { createCpuBackend, type CpuPrecision } from './cpu/index.js';
 
 // The GPU backends' modules load when they are first probed or created: a job on one backend does not pay
@@ -144,20 +144,19 @@ export async function openBackend(
   options: OpenBackendOptions = {},
 ): Promise<Backend> {
   const hosted = hostProviders(options);
-  const order: BackendProvider[] = [];
+  let chain: BackendProvider[];
   if (choice === 'auto') {
-    order.push(...hosted);
+    // the first usable provider opens; the ones after it are probed only if the work moves to them
+    // (FailoverBackend), so a CUDA job does not start Dawn and the Vulkan driver as well
+    let first = -1;
+    for (let i = 0; i < hosted.length && first < 0; i++) if (await usable(hosted[i])) first = i;
+    if (first < 0) throw new BackendUnavailableError('auto', 'no backend is available');
+    chain = hosted.slice(first);
   } else {
     const asked = hosted[providers.indexOf(getProvider(choice))];
     const a = await asked.probe();
     if (!a.available) throw new BackendUnavailableError(asked.name, a.reason);
-    order.push(asked, ...hosted.filter((p) => p !== asked && p.name === 'cpu'));
+    chain = [asked, ...hosted.filter((p) => p !== asked && p.name === 'cpu')];
   }
-  const chain: BackendProvider[] = [];
-  for (const p of order) {
-    const a = await p.probe();
-    if (a.available && (a.autoSkip === undefined || p.name === choice)) chain.push(p);
-  }
-  if (chain.length === 0) throw new BackendUnavailableError('auto', 'no backend is available');
   return FailoverBackend.open(chain, options.onWarning);
 }

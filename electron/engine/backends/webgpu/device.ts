@@ -180,10 +180,16 @@ function adapterDetails(adapter: GPUAdapter): Record<string, string | number> {
   };
 }
 
+/** A usable adapter's probe, remembered: asking again does not start Dawn and the Vulkan driver again. */
+let probed: WebGpuAvailability | undefined;
+/** The probe's instance and adapter, kept for the first device opened after it (an adapter opens one). */
+let spare: { gpu: GPU; adapter: GPUAdapter } | undefined;
+
 /** Whether WebGPU can run here, and why not. Never throws. */
 export async function probeWebGpu(): Promise<WebGpuAvailability> {
+  if (probed) return probed;
   const r = await requestAdapter();
-  if (!r.adapter) return { available: false, reason: r.reason ?? 'unknown reason' };
+  if (!r.adapter || !r.gpu) return { available: false, reason: r.reason ?? 'unknown reason' };
   const found: WebGpuAvailability = {
     available: true,
     device: adapterName(r.adapter),
@@ -192,6 +198,8 @@ export async function probeWebGpu(): Promise<WebGpuAvailability> {
   if (r.adapter.info.isFallbackAdapter) {
     found.autoSkip = 'a software adapter, slower than the CPU backend: --backend webgpu asks for it';
   }
+  probed = found;
+  spare = { gpu: r.gpu, adapter: r.adapter };
   return found;
 }
 
@@ -266,7 +274,8 @@ export class WebGpuContext {
 
 /** Opens the adapter's device with its real limits and the features the kernels use. */
 export async function openWebGpuDevice(): Promise<WebGpuContext> {
-  const r = await requestAdapter();
+  const r: { gpu?: GPU; adapter?: GPUAdapter; reason?: string } = spare ?? (await requestAdapter());
+  spare = undefined;
   if (!r.adapter || !r.gpu) throw new BackendUnavailableError('webgpu', r.reason ?? 'unknown reason');
   const a = r.adapter;
   try {
