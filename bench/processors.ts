@@ -1,14 +1,17 @@
-// The processors' host path, in one process: (1) a file job's pushes — 1 GiB of cf32 pushed in blocks into
-// two reused output blocks, as the CLI's filter and spectrogram jobs do — and (2) whole calls as `phasor
-// bench` makes them (4 Mi real samples: a processor created, one push, flushed, disposed), each backend's
-// calls alternated with the others' and with a baseline build's (--baseline), medians printed side by side.
+// The processors' host path, in one process: (1) a file job's pushes — 1 GiB of cf32 pushed in blocks
+// into two reused output blocks, as the CLI's filter and spectrogram jobs do (the correlator returns its
+// peaks only, as `phasor correlate` asks) — and (2) whole calls as `phasor bench` makes them (4 Mi real
+// samples: a processor created, one push, flushed, disposed), each backend's calls alternated with the
+// others' and with a baseline build's (--baseline), medians printed side by side.
 //
 //   npm run build && npx tsx bench/processors.ts [--backend webgpu,cuda] [--block-mib 4] [--rounds 15]
 //     [--baseline OTHER/dist]     (OTHER: an older checkout, built; its WebGPU backend is timed beside)
+//     [--pieces 4,8]              (more WebGPU backends with processor pieces of that many MiB)
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import type { Backend } from '../electron/engine/backends/backend.js';
 import { openBackend } from '../electron/engine/backends/registry.js';
+import { createWebGpuBackend } from '../electron/engine/backends/webgpu/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -16,11 +19,18 @@ const { values } = parseArgs({
     'block-mib': { type: 'string', default: '4' },
     rounds: { type: 'string', default: '15' },
     baseline: { type: 'string' },
+    pieces: { type: 'string' },
   },
 });
 
 const backends: [string, Backend][] = [];
 for (const name of values.backend.split(',')) backends.push([name, await openBackend(name)]);
+// --pieces 4,8: more WebGPU backends, each with its processors' pieces of that many MiB
+for (const mib of values.pieces?.split(',') ?? []) {
+  const b = await createWebGpuBackend();
+  b.ctx.processorPieceBytes = Number(mib) << 20;
+  backends.push([`webgpu (${mib} MiB pieces)`, b]);
+}
 if (values.baseline) {
   const dir = path.resolve(values.baseline, 'electron/engine/backends/webgpu/index.js');
   const mod = (await import(dir)) as { createWebGpuBackend(): Promise<Backend> };
@@ -51,7 +61,16 @@ for (const [name, b] of backends) {
   for (let k = 0; k < pushes; k++) await spec.push(ins[k % 4], outs[k % 2]);
   const specMs = performance.now() - t0;
   spec.dispose();
-  console.log(`  ${name}: FIR 255 taps ${firMs.toFixed(0)}, spectrogram 4096 hop 1024 ${specMs.toFixed(0)}`);
+  const corr = b.createCorrelator({ template: ins[1].slice(0, 8192), complex: true, peaks: 5 });
+  await corr.process(ins[0]);
+  t0 = performance.now();
+  for (let k = 0; k < pushes; k++) await corr.process(ins[k % 4]);
+  const corrMs = performance.now() - t0;
+  corr.dispose();
+  console.log(
+    `  ${name}: FIR 255 taps ${firMs.toFixed(0)}, spectrogram 4096 hop 1024 ${specMs.toFixed(0)}, ` +
+      `correlate 4096 (peaks) ${corrMs.toFixed(0)}`,
+  );
 }
 
 // (2) whole calls, alternated

@@ -215,9 +215,10 @@ export class WebGpuContext {
   readonly details: Record<string, string | number>;
   /** Bytes of a piece of a batch call: PIECE_BYTES unless the opener says otherwise (BROWSER_PIECE_BYTES). */
   readonly pieceBytes: number;
-  /** Output bytes of one piece of a processor call, whose pieces run two in flight: half of pieceBytes
-   * (4 MiB in Node, 32 MiB in a browser; on the lent H100 a file job's 4 MiB pushes ran as fast as in
-   * pieces of 2 MiB or faster, 1 MiB ones slower). Tests set it small to run many pieces. */
+  /** Output bytes of one piece of a processor call, whose pieces run two in flight: twice pieceBytes, at
+   * most 32 MiB (16 MiB in Node). On the lent H200, whole calls in pieces of 8 to 32 MiB ran as fast as in
+   * one (the FIR) or faster (the spectrogram), in 4 MiB pieces slower (bench/processors.ts --pieces).
+   * Tests set it small to run many pieces. */
   processorPieceBytes: number;
   private failure: BackendFailedError | undefined;
   private destroyed = false;
@@ -225,7 +226,7 @@ export class WebGpuContext {
   constructor(gpu: GPU, adapter: GPUAdapter, device: GPUDevice, options: { pieceBytes?: number } = {}) {
     this.gpu = gpu;
     this.pieceBytes = options.pieceBytes ?? PIECE_BYTES;
-    this.processorPieceBytes = this.pieceBytes / 2;
+    this.processorPieceBytes = Math.min(2 * this.pieceBytes, 32 << 20);
     this.adapter = adapter;
     this.device = device;
     const l = device.limits;
