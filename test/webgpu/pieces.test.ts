@@ -203,3 +203,61 @@ describe.skipIf(!b)('webgpu processors in pieces, two in flight', () => {
     });
   });
 });
+
+describe.skipIf(!b)('webgpu processors on reused stream windows', () => {
+  afterEach(() => {
+    b!.windows.poison = false;
+  });
+
+  it('read no value their window does not hold: outputs with every window filled with NaN are unchanged', async () => {
+    const x = randomF32(2 * 30_000, 31);
+    const hann = (n: number) =>
+      Float32Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+    const runAll = async () => {
+      const out: Float32Array[] = [];
+      const blocks = randomBlocks(x.length, 2, 32);
+      for (const method of ['direct', 'overlap-save'] as const) {
+        const taps = randomF32(method === 'direct' ? 15 : 255, 33);
+        out.push(await filtered({ taps, complex: true, channels: 1, method }, x, blocks));
+      }
+      for (const hop of [300, 700]) {
+        const cfg: SpectrogramConfig = {
+          fft: 512,
+          hop,
+          window: hann(512),
+          complex: true,
+          averaging: 0.5,
+          peakHold: true,
+        };
+        const r = await rows(cfg, x, blocks);
+        out.push(concat(r.map((k) => k.rows)), r.at(-1)!.average!, r.at(-1)!.peak!);
+      }
+      for (const [template, complex] of [
+        [x.slice(2000, 2600), true],
+        [x.slice(100, 110), false],
+        [x.slice(4000, 5024), false],
+      ] as const) {
+        const c = b!.createCorrelator({ template, complex, scores: true, peaks: 3 });
+        let at = 0;
+        for (const size of blocks) {
+          out.push((await c.process(x.subarray(at, at + size))).scores!);
+          at += size;
+        }
+        out.push((await c.flush()).scores!);
+        c.dispose();
+      }
+      return out;
+    };
+    const clean = await runAll();
+    b!.windows.poison = true;
+    const poisoned = await runAll();
+    expect(poisoned.length).toBe(clean.length);
+    for (let i = 0; i < clean.length; i++) {
+      expect(
+        poisoned[i].some((v) => Number.isNaN(v)),
+        `output ${i} has NaN`,
+      ).toBe(false);
+      expect(poisoned[i]).toEqual(clean[i]);
+    }
+  });
+});

@@ -27,7 +27,7 @@ import { transformOutput, transformShape } from '../validate.js';
 import { isRawSamples } from '../../types.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
-import { HostUploads, MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
+import { BufferPool, HostUploads, MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
 import type { DeviceInput, DeviceRead, Recorder, WebGpuDevice } from './processor.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
@@ -88,6 +88,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly fftPlanner: WebGpuFft;
   private readonly io: ScratchBuffers;
   readonly work: ScratchBuffers;
+  readonly windows: BufferPool;
   readonly uploads: HostUploads;
   private readback: GPUBuffer | undefined;
   private readonly readbacks: (GPUBuffer | undefined)[] = [];
@@ -106,6 +107,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.fftPlanner = new WebGpuFft(ctx);
     this.io = new ScratchBuffers(ctx.device);
     this.work = new ScratchBuffers(ctx.device);
+    this.windows = new BufferPool(ctx.device);
     this.uploads = new HostUploads(ctx.device);
     this.details = {
       ...ctx.details,
@@ -531,6 +533,7 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.fftPlanner.dispose();
     this.io.destroy();
     this.work.destroy();
+    this.windows.destroy();
     this.uploads.destroy();
     for (const b of this.readbacks) b?.destroy();
     this.readback?.destroy();

@@ -319,6 +319,7 @@ export class WebGpuDeviceTimer {
       ctx: b.ctx,
       fftPlanner: b.fftPlanner,
       work: b.work,
+      windows: b.windows,
       uploads: b.uploads,
       alive: () => b.alive(),
       call: (work) => b.call(work),

@@ -11,8 +11,7 @@
 import { InvalidArgumentError } from '../../errors.js';
 import type { WebGpuContext } from './device.js';
 import type { FftJob, WebGpuFft } from './fft.js';
-import type { HostUploads, ScratchBuffers } from './gpu.js';
-import { STORAGE_USAGE } from './gpu.js';
+import type { BufferPool, HostUploads, ScratchBuffers } from './gpu.js';
 
 /** A processor input as the device takes it (validated by the backend). */
 export type DeviceInput =
@@ -32,6 +31,8 @@ export interface WebGpuDevice {
   readonly fftPlanner: WebGpuFft;
   /** Transient buffers of the processors' calls (calls run one at a time). */
   readonly work: ScratchBuffers;
+  /** The processors' stream windows, taken and given back (reused across processors). */
+  readonly windows: BufferPool;
   /** Host data into device buffers, recorded in a submit's encoder. */
   readonly uploads: HostUploads;
   /** Throws when the backend can no longer be used (failed or disposed). */
@@ -91,7 +92,7 @@ export class DeviceWindow {
   /** Values at the front of the buffer. */
   kept = 0;
   private clearFirst = 0;
-  /** Buffers replaced by larger ones: destroyed once the submit that copies out of them is made. */
+  /** Buffers replaced by larger ones: given back once the submit that copies out of them is made. */
   private retired: GPUBuffer[] = [];
 
   constructor(
@@ -113,11 +114,9 @@ export class DeviceWindow {
   private ensure(enc: GPUCommandEncoder, values: number): void {
     const bytes = Math.max(256, values * 4);
     if (this.cur === null || this.cur.size < bytes) {
-      let size = 256;
-      while (size < bytes) size *= 2;
-      const dev = this.device.ctx.device;
-      const next = dev.createBuffer({ label: `${this.label} window`, size, usage: STORAGE_USAGE });
-      const other = dev.createBuffer({ label: `${this.label} window`, size, usage: STORAGE_USAGE });
+      const pool = this.device.windows;
+      const next = pool.take(bytes, `${this.label} window`);
+      const other = pool.take(bytes, `${this.label} window`);
       if (this.cur !== null && this.kept > 0 && this.clearFirst === 0)
         enc.copyBufferToBuffer(this.cur, 0, next, 0, this.kept * 4);
       if (this.cur !== null) this.retired.push(this.cur, this.other!);
@@ -136,7 +135,7 @@ export class DeviceWindow {
    * recorder's first pass.
    */
   append(r: Recorder, input: DeviceInput, from: number, to = input.length): number {
-    for (const b of this.retired) b.destroy();
+    for (const b of this.retired) this.device.windows.give(b);
     this.retired = [];
     const count = Math.max(0, to - from);
     // room for the rest of the input, so appending it in pieces grows the buffers once
@@ -185,11 +184,13 @@ export class DeviceWindow {
     this.kept = Math.max(0, rest);
   }
 
+  /** Gives the buffers back to the pool. */
   destroy(): void {
-    for (const b of this.retired) b.destroy();
+    const pool = this.device.windows;
+    for (const b of this.retired) pool.give(b);
     this.retired = [];
-    this.cur?.destroy();
-    this.other?.destroy();
+    if (this.cur) pool.give(this.cur);
+    if (this.other) pool.give(this.other);
     this.cur = this.other = null;
   }
 }
