@@ -28,7 +28,13 @@ import { isRawSamples } from '../../types.js';
 import type { WebGpuContext } from './device.js';
 import { WebGpuFft, type FftJob } from './fft.js';
 import { BufferPool, HostUploads, MAP_READ, ScratchBuffers, STORAGE_USAGE, USAGE } from './gpu.js';
-import type { DeviceInput, DeviceRead, Recorder, WebGpuDevice } from './processor.js';
+import {
+  inFlight,
+  type DeviceInput,
+  type DeviceRead,
+  type Recorder,
+  type WebGpuDevice,
+} from './processor.js';
 import { WebGpuSpectrogram } from './spectrogram.js';
 import { WebGpuFir } from './fir.js';
 import { WebGpuCorrelator } from './correlator.js';
@@ -72,14 +78,6 @@ export class WebGpuDeviceArray implements DeviceArray {
 /** Where a transform's input lives: a device buffer and an offset in floats, for one chunk of rows. */
 type Source = { buffer: GPUBuffer; base: number };
 
-/** A piece's output on its way back: the readback buffer being mapped and where its floats go. */
-interface Readback {
-  buffer: GPUBuffer;
-  bytes: number;
-  out: Float32Array;
-  mapped: Promise<undefined>;
-}
-
 export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly name = 'webgpu' as const;
   readonly device: string;
@@ -90,7 +88,6 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
   readonly work: ScratchBuffers;
   readonly windows: BufferPool;
   readonly uploads: HostUploads;
-  private readback: GPUBuffer | undefined;
   private readonly readbacks: (GPUBuffer | undefined)[] = [];
   /** submitRead: the next readback slot, and which slots hold a read not yet settled. */
   private readTurn = 0;
@@ -211,49 +208,16 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     });
   }
 
-  /** Copies `out.length` floats from the start of `buffer` to host memory. */
+  /** Copies `out.length` floats from the start of `buffer` to host memory, in pieces two in flight. */
   download(buffer: GPUBuffer, out: Float32Array): Promise<void> {
-    return this.serial(async () => {
-      for (let at = 0; at < out.length;) {
-        const count = Math.min(out.length - at, CHUNK_BYTES / 4);
-        const encoder = this.ctx.device.createCommandEncoder();
-        encoder.copyBufferToBuffer(
-          buffer,
-          at * 4,
-          this.readbackBuffer(count * 4),
-          0,
-          Math.ceil(count / 1) * 4,
-        );
-        this.ctx.device.queue.submit([encoder.finish()]);
-        await this.read(out.subarray(at, at + count));
-        at += count;
-      }
+    return this.serial(() => {
+      const per = CHUNK_BYTES / 4;
+      return inFlight(Math.ceil(out.length / per), (i) =>
+        this.submitRead(() => undefined, buffer, [
+          { at: i * per, out: out.subarray(i * per, Math.min(out.length, (i + 1) * per)) },
+        ]),
+      );
     });
-  }
-
-  private readbackBuffer(bytes: number): GPUBuffer {
-    if (this.readback && this.readback.size >= bytes) return this.readback;
-    this.readback?.destroy();
-    let size = 256;
-    while (size < bytes) size *= 2;
-    this.readback = this.ctx.device.createBuffer({
-      label: 'phasor readback',
-      size,
-      usage: MAP_READ | USAGE.COPY_DST,
-    });
-    return this.readback;
-  }
-
-  /** Maps the readback buffer and copies its first out.length floats out. */
-  private async read(out: Float32Array): Promise<void> {
-    const rb = this.readback!;
-    const bytes = Math.ceil(out.byteLength / 4) * 4;
-    await rb.mapAsync(MAP_READ, 0, bytes);
-    try {
-      out.set(new Float32Array(rb.getMappedRange(0, bytes), 0, out.length));
-    } finally {
-      rb.unmap();
-    }
   }
 
   /**
@@ -281,64 +245,32 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
         `one transform needs ${perRow} bytes, above the largest WebGPU buffer here`,
       );
     }
-    const device = this.ctx.device;
     const planner = this.fftPlanner;
-    let waiting: Readback | null = null;
-    try {
-      for (let r0 = 0, piece = 0; r0 < rows; r0 += chunk, piece++) {
-        const count = Math.min(chunk, rows - r0);
-        const slot = piece % 2;
-        const encoder = device.createCommandEncoder();
-        let src: Source;
-        if (input instanceof Float32Array) {
-          const buffer = this.io.get(2 * slot, Math.max(8, count * inPerRow * 4));
-          this.uploads.write(encoder, buffer, 0, input.subarray(r0 * inPerRow, (r0 + count) * inPerRow));
-          src = { buffer, base: 0 };
-        } else {
-          src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
-        }
-        const dst = this.io.get(2 * slot + 1, Math.max(8, count * outPerRow * 4));
-        if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
-        const pass = encoder.beginComputePass();
-        encode({ pass, arena: planner.arena }, src, dst, count);
-        pass.end();
-        const bytes = Math.ceil((count * outPerRow * 4) / 4) * 4;
-        const rb = this.pieceReadback(slot, bytes);
-        encoder.copyBufferToBuffer(dst, 0, rb, 0, bytes);
-        planner.arena.flush(device.queue);
-        device.queue.submit([encoder.finish()]);
-        this.uploads.submitted();
-        const next: Readback = {
-          buffer: rb,
-          bytes,
-          out: out.subarray(r0 * outPerRow, (r0 + count) * outPerRow),
-          mapped: rb.mapAsync(MAP_READ, 0, bytes),
-        };
-        if (waiting !== null) {
-          const w: Readback = waiting;
-          waiting = null;
-          await this.finishRead(w);
-        }
-        waiting = next;
-      }
-      if (waiting !== null) {
-        const w: Readback = waiting;
-        waiting = null;
-        await this.finishRead(w);
-      }
-    } finally {
-      // a failed piece leaves no readback mapped or pending for the next call
-      if (waiting !== null) {
-        const w: Readback = waiting;
-        await w.mapped.then(
-          () => w.buffer.unmap(),
-          () => undefined,
-        );
-      }
-    }
+    await inFlight(Math.ceil(rows / chunk), (piece) => {
+      const r0 = piece * chunk;
+      const count = Math.min(chunk, rows - r0);
+      const slot = piece % 2;
+      const dst = this.io.get(2 * slot + 1, Math.max(8, count * outPerRow * 4));
+      if (planner.arena.remaining < dispatches) throw new Error('too many dispatches for one submit');
+      return this.submitRead(
+        (r) => {
+          let src: Source;
+          if (input instanceof Float32Array) {
+            const buffer = this.io.get(2 * slot, Math.max(8, count * inPerRow * 4));
+            this.uploads.write(r.encoder, buffer, 0, input.subarray(r0 * inPerRow, (r0 + count) * inPerRow));
+            src = { buffer, base: 0 };
+          } else {
+            src = { buffer: (input as WebGpuDeviceArray).buffer, base: r0 * inPerRow };
+          }
+          r.compute((job) => encode(job, src, dst, count));
+        },
+        dst,
+        [{ at: 0, out: out.subarray(r0 * outPerRow, (r0 + count) * outPerRow) }],
+      );
+    });
   }
 
-  /** The readback buffer of a batch's piece slot (0 or 1), at least `bytes` long. */
+  /** The readback buffer of submitRead's slot (0 or 1), at least `bytes` long. */
   private pieceReadback(slot: number, bytes: number): GPUBuffer {
     const have = this.readbacks[slot];
     if (have && have.size >= bytes) return have;
@@ -352,15 +284,6 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     });
     this.readbacks[slot] = b;
     return b;
-  }
-
-  private async finishRead(r: Readback): Promise<void> {
-    await r.mapped;
-    try {
-      r.out.set(new Float32Array(r.buffer.getMappedRange(0, r.bytes), 0, r.out.length));
-    } finally {
-      r.buffer.unmap();
-    }
   }
 
   async fft(
@@ -536,7 +459,6 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     this.windows.destroy();
     this.uploads.destroy();
     for (const b of this.readbacks) b?.destroy();
-    this.readback?.destroy();
     this.ctx.destroy();
   }
 }
