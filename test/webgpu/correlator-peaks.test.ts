@@ -2,6 +2,7 @@
 // the CPU backend's rule (stream.ts findPeaks) picks from the same scores — with and without the scores
 // read back — across many peaks, none, exact ties, candidates at the edges of pushes and of the kernels'
 // workgroups, a list that overflows or runs dry, and peak counts from 1 to more than there are.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Backend, CorrelationChunk, CorrelationPeak } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
@@ -77,6 +78,38 @@ describe('selectPeaks (the host side of the list)', () => {
     // the sorting path (more than 16 asked) agrees with the rounds
     expect(selectPeaks(lag, score, 100, 40, 2)).toEqual(want);
     expect(selectPeaks(new Uint32Array(0), new Float32Array(0), 0, 5, 3)).toEqual([]);
+  });
+
+  it("equals findPeaks on any scores' local maxima, in any order (property)", () => {
+    // scores from a few levels, so ties are common; the candidates are findPeaks' own (local maxima
+    // above 0), shuffled as the GPU's list leaves them
+    const scores = fc.array(fc.integer({ min: -2, max: 6 }), { minLength: 0, maxLength: 300 });
+    fc.assert(
+      fc.property(
+        scores,
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer(),
+        (levels, want, radius, seed) => {
+          const s = Float32Array.from(levels, (v) => v / 4);
+          const cand: number[] = [];
+          for (let i = 0; i < s.length; i++) {
+            if (s[i] > 0 && (i === 0 || s[i] > s[i - 1]) && (i + 1 === s.length || s[i] >= s[i + 1]))
+              cand.push(i);
+          }
+          let r = seed >>> 0;
+          for (let i = cand.length - 1; i > 0; i--) {
+            r = (Math.imul(r, 1103515245) + 12345) >>> 0;
+            const j = r % (i + 1);
+            [cand[i], cand[j]] = [cand[j], cand[i]];
+          }
+          const lag = Uint32Array.from(cand);
+          const score = Float32Array.from(cand, (i) => s[i]);
+          expect(selectPeaks(lag, score, 7, want, radius)).toEqual(findPeaks(s, 7, want, radius));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('the list holds at least WEBGPU_CORR_CANDIDATES, 64 a peak, never more than half the lags + 1', () => {

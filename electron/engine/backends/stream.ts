@@ -411,8 +411,28 @@ export function findPeaks(
     if (i + 1 < n && s < scores[i + 1]) continue;
     cand[nc++] = i;
   }
-  const heap = cand.subarray(0, nc);
-  const less = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+  const lag = cand.subarray(0, nc);
+  const score = new Float32Array(nc);
+  for (let k = 0; k < nc; k++) score[k] = scores[lag[k]];
+  return takePeaks(lag, score, startLag, count, radius);
+}
+
+/**
+ * Greedy peak selection over candidates, candidate k at lag[k] (relative to `startLag`) with score[k], in any
+ * order: up to `count`, strongest first, ties to the smaller lag, each taken peak suppressing the candidates
+ * within ±radius lags. A max-heap keeps this O(C + popped·log C) however many candidates there are.
+ */
+export function takePeaks(
+  lag: Uint32Array,
+  score: Float32Array,
+  startLag: number,
+  count: number,
+  radius: number,
+): CorrelationPeak[] {
+  const nc = lag.length;
+  const heap = new Uint32Array(nc);
+  for (let k = 0; k < nc; k++) heap[k] = k;
+  const less = (a: number, b: number) => score[a] < score[b] || (score[a] === score[b] && lag[a] > lag[b]);
   const down = (i: number, size: number) => {
     for (;;) {
       const l = 2 * i + 1;
@@ -433,14 +453,15 @@ export function findPeaks(
     const top = heap[0];
     heap[0] = heap[--size];
     down(0, size);
+    const l = lag[top];
     let ok = true;
     for (const p of peaks) {
-      if (Math.abs(p.lag - startLag - top) <= radius) {
+      if (Math.abs(p.lag - startLag - l) <= radius) {
         ok = false;
         break;
       }
     }
-    if (ok) peaks.push({ lag: startLag + top, score: scores[top] });
+    if (ok) peaks.push({ lag: startLag + l, score: score[top] });
   }
   return peaks;
 }

@@ -22,7 +22,7 @@ import type {
   CorrelatorConfig,
   ProcessorInput,
 } from '../backend.js';
-import { LagCursor, channelSamples, correlatorSettings, findPeaks } from '../stream.js';
+import { LagCursor, channelSamples, correlatorSettings, findPeaks, takePeaks } from '../stream.js';
 import type { ComplexPlan, FftJob } from './fft.js';
 import { convolveTable, encodeConvolve, fusedLength, webGpuOverlapSaveSize } from './fir.js';
 import { unitCircle, uploadTable } from './gpu.js';
@@ -53,7 +53,7 @@ export function candidateCapacity(want: number, lags: number): number {
 }
 
 /**
- * The CPU backend's selection (stream.ts findPeaks) over a list of candidates (lags relative to
+ * The CPU backend's selection (stream.ts findPeaks) over the GPU's list of candidates (lags relative to
  * `startLag`, any order): strongest first, ties to the smaller lag, each taken peak suppressing the
  * candidates within ±radius; at most `want` peaks.
  */
@@ -64,28 +64,7 @@ export function selectPeaks(
   want: number,
   radius: number,
 ): CorrelationPeak[] {
-  const n = lag.length;
-  const peaks: CorrelationPeak[] = [];
-  const before = (a: number, b: number) => score[a] > score[b] || (score[a] === score[b] && lag[a] < lag[b]);
-  const free = (i: number) => peaks.every((p) => Math.abs(p.lag - startLag - lag[i]) > radius);
-  if (want <= 16) {
-    // a few peaks: rounds of arg-max over the candidates still free
-    const dead = new Uint8Array(n);
-    while (peaks.length < want) {
-      let best = -1;
-      for (let i = 0; i < n; i++) if (dead[i] === 0 && (best < 0 || before(i, best))) best = i;
-      if (best < 0) break;
-      peaks.push({ lag: startLag + lag[best], score: score[best] });
-      for (let i = 0; i < n; i++) if (Math.abs(lag[i] - lag[best]) <= radius) dead[i] = 1;
-    }
-    return peaks;
-  }
-  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => (before(a, b) ? -1 : 1));
-  for (let j = 0; j < n && peaks.length < want; j++) {
-    const i = order[j];
-    if (free(i)) peaks.push({ lag: startLag + lag[i], score: score[i] });
-  }
-  return peaks;
+  return takePeaks(lag, score, startLag, want, radius);
 }
 
 const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
