@@ -125,6 +125,16 @@ describe('failover to the next backend', () => {
     expect(warnings[0].message).toMatch(/illegal memory access.*continuing on cpu/);
   });
 
+  it("a correlator reports its current inner correlator's pushBytes", async () => {
+    const b = await chain(100, []);
+    const c = b.createCorrelator({ template: new Float32Array([1, 2, 3]), complex: false, peaks: 1 });
+    expect(c.pushBytes).toBeUndefined(); // the CPU's correlators take any push size
+    const inner = (c as unknown as { inner: object }).inner;
+    Object.defineProperty(inner, 'pushBytes', { value: 16 << 20 });
+    expect(c.pushBytes).toBe(16 << 20);
+    c.dispose();
+  });
+
   it('does not fail over on a bad argument', async () => {
     const b = await chain(100, []);
     await expect(b.fft(new Float32Array(10), 4)).rejects.toBeInstanceOf(InvalidArgumentError);

@@ -5,9 +5,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Backend, FirConfig, FirFilter } from '../../electron/engine/backends/backend.js';
+import type { Backend, Correlator, FirConfig, FirFilter } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { openSource } from '../../electron/engine/io/index.js';
+import { correlateSources } from '../../electron/engine/pipeline/correlate.js';
 import { designTaps, filterSource } from '../../electron/engine/pipeline/filter.js';
 import { WriteBehind, fileBlockFrames } from '../../electron/engine/pipeline/stages.js';
 import { writeCf32 } from '../offline/helpers.js';
@@ -58,6 +59,7 @@ describe('WriteBehind', () => {
     expect(fileBlockFrames({ complex: true, channels: 1 })).toBe(1 << 19);
     expect(fileBlockFrames({ complex: false, channels: 65535 })).toBe(16);
     expect(fileBlockFrames({ complex: true, channels: 2 ** 21 })).toBe(1);
+    expect(fileBlockFrames({ complex: true, channels: 1 }, 16 << 20)).toBe(1 << 21);
   });
 });
 
@@ -133,5 +135,51 @@ describe('filterSource through the stages', () => {
     }
     expect(calls).toBe(4);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('correlateSources through the stages', () => {
+  it("reads blocks of the correlator's pushBytes when larger than the default, same peaks", async () => {
+    const fs = 1e6;
+    const n = 1_500_000; // more than one default block (512 Ki frames of cf32)
+    const iq = noise(2 * n, 11, 0.5);
+    const input = join(tmp.dir, 'corr.cf32');
+    const template = join(tmp.dir, 'corr-t.cf32');
+    writeCf32(input, iq);
+    writeCf32(template, iq.subarray(2 * 700_000, 2 * 701_024));
+    // the CPU backend, its correlators asking for pushes of 1 Mi frames (8 MiB of cf32)
+    const asking = new Proxy(cpu, {
+      get(target, prop) {
+        if (prop === 'createCorrelator') {
+          return (config: Parameters<Backend['createCorrelator']>[0]): Correlator => {
+            const c = target.createCorrelator(config);
+            return new Proxy(c, {
+              get: (t, p) => {
+                if (p === 'pushBytes') return 8 << 20;
+                const v = Reflect.get(t, p, t) as unknown;
+                return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+              },
+            });
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const results = [];
+    for (const b of [cpu, asking]) {
+      const s = await openSource(input, { format: 'cf32', rate: fs });
+      const t = await openSource(template, { format: 'cf32', rate: fs });
+      const steps: number[] = [];
+      try {
+        results.push(await correlateSources(b, s, t, { top: 3, onProgress: (d) => steps.push(d) }));
+      } finally {
+        await s.close();
+        await t.close();
+      }
+      expect(steps[0]).toBe(b === cpu ? 1 << 19 : 1 << 20);
+    }
+    expect(results[0].peaks[0].lag).toBe(700_000);
+    expect(results[1]).toEqual(results[0]);
   });
 });

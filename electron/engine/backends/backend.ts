@@ -230,6 +230,9 @@ export interface CorrelationChunk {
 
 export interface Correlator {
   readonly templateLength: number;
+  /** Input bytes a push should carry where each push has a large fixed cost (a whole-file job reads
+   * blocks of at least this); absent where any size does. */
+  readonly pushBytes?: number;
   /** Pushes the next samples of the signal (one channel); returns lags completed so far, in order. A lag is
    * complete once its whole window has arrived; a backend may hold complete lags back until its segment is
    * full. Results are identical whatever the block sizes. */

@@ -383,6 +383,10 @@ class FailoverCorrelator implements Correlator {
     return this.inner.templateLength;
   }
 
+  get pushBytes(): number | undefined {
+    return this.inner.pushBytes;
+  }
+
   process(input: ProcessorInput): Promise<CorrelationChunk> {
     return this.step(input, (c) => c.process(input));
   }

@@ -6,7 +6,7 @@ import { resolveRange } from '../io/range.js';
 import type { SampleSource } from '../sources/source.js';
 import { toFloat32 } from '../types.js';
 import { channelOf, checkChannel } from './channels.js';
-import { fileBlockFrames, fileReadBlocks, fileReads } from './stages.js';
+import { FILE_BLOCK_BYTES, fileBlockFrames, fileReadBlocks, fileReads } from './stages.js';
 import { PeakTracker } from './peak-tracker.js';
 
 /** Templates are read whole; this bounds them (2^26 frames = 512 MiB of complex float32). */
@@ -130,7 +130,6 @@ export async function correlateSources(
   }
   const radius = options.radius ?? Math.max(1, Math.floor(m / 2));
   const tracker = new PeakTracker(top, radius);
-  const blockFrames = options.blockFrames ?? fileBlockFrames(s);
   let reads: HostBlocks | undefined;
   const correlator = backend.createCorrelator({
     template,
@@ -139,6 +138,9 @@ export async function correlateSources(
     peakRadius: radius,
     scores: (options.scores ?? false) || options.onScores !== undefined,
   });
+  // blocks of the usual size, or larger where the correlator's pushes have a large fixed cost (WebGPU)
+  const blockFrames =
+    options.blockFrames ?? fileBlockFrames(s, Math.max(FILE_BLOCK_BYTES, correlator.pushBytes ?? 0));
   const scoreParts: Float32Array[] = [];
   let lags = 0;
   let done = 0;

@@ -14,9 +14,12 @@ export const FILE_BLOCK_BYTES = 4 << 20;
 /** Blocks a whole-file job reads ahead of the one being computed. */
 export const FILE_READ_AHEAD = 2;
 
-/** Frames per block of a whole-file job on this source. */
-export function fileBlockFrames(info: Pick<SourceInfo, 'complex' | 'channels'>): number {
-  return Math.max(1, Math.floor(FILE_BLOCK_BYTES / (4 * valuesPerFrame(info))));
+/** Frames per block of a whole-file job on this source: blocks of `bytes` float32 values. */
+export function fileBlockFrames(
+  info: Pick<SourceInfo, 'complex' | 'channels'>,
+  bytes = FILE_BLOCK_BYTES,
+): number {
+  return Math.max(1, Math.floor(bytes / (4 * valuesPerFrame(info))));
 }
 
 /** Read buffers a whole-file job's source uses with `reuse` (the reader's ring). */

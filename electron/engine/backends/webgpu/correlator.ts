@@ -26,6 +26,7 @@ import { LagCursor, channelSamples, correlatorSettings, findPeaks, takePeaks } f
 import type { ComplexPlan, FftJob } from './fft.js';
 import { convolveTable, encodeConvolve, fusedLength, webGpuOverlapSaveSize } from './fir.js';
 import { unitCircle, uploadTable } from './gpu.js';
+import { WEBGPU_CORRELATOR_PUSH_BYTES } from './limits.js';
 import {
   DeviceWindow,
   PROCESSOR_CHUNK_BYTES,
@@ -71,6 +72,7 @@ const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 
 
 export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
   readonly templateLength: number;
+  readonly pushBytes = WEBGPU_CORRELATOR_PUSH_BYTES;
   /** FFT points and lags per overlap-save segment (0 when direct). */
   readonly size: number;
   readonly segment: number;

@@ -23,3 +23,10 @@ export function deviceDescriptor(adapter: GPUAdapter): GPUDeviceDescriptor {
   for (const name of ADAPTER_LIMITS) requiredLimits[name] = adapter.limits[name];
   return { requiredFeatures, requiredLimits, label: 'phasor' };
 }
+
+/** Input bytes a WebGPU correlator push should carry (Correlator.pushBytes): a push is one submit read
+ * back before the next, about 1.3 ms whatever its size (dispatches, the candidates' map and selection),
+ * where 4 MiB of input take about 1.2 ms more. A 1 GiB correlation in one process on the lent H100:
+ * 591–656 ms in 4 MiB pushes, 367–404 ms in 16 MiB ones (docs/PERFORMANCE.md). The FIR and the
+ * spectrogram run their pushes in pieces, two in flight, and gain nothing from larger ones. */
+export const WEBGPU_CORRELATOR_PUSH_BYTES = 16 << 20;

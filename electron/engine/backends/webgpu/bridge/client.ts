@@ -32,6 +32,7 @@ import type {
   TransformOptions,
 } from '../../backend.js';
 import { correlatorSettings, firMethod, spectrogramSettings } from '../../stream.js';
+import { WEBGPU_CORRELATOR_PUSH_BYTES } from '../limits.js';
 import { validateCorrelatorConfig, validateFirConfig, validateSpectrogramConfig } from '../../validate.js';
 import {
   BRIDGE_VERSION,
@@ -382,6 +383,8 @@ class BridgedFir extends BridgedProcessor implements FirFilter {
 }
 
 class BridgedCorrelator extends BridgedProcessor implements Correlator {
+  readonly pushBytes = WEBGPU_CORRELATOR_PUSH_BYTES;
+
   constructor(
     b: BridgedWebGpuBackend,
     proc: number,
