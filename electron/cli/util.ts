@@ -71,7 +71,8 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
  * --precision), the inputs are closed before the error goes up, so no file handle is left to the GC. */
 export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): Promise<Backend> {
   // the inputs are read into the OS's cache while the backend starts (a GPU's driver and context take a
-  // few hundred ms): a file not cached yet is already being read when the job starts
+  // few hundred ms) and then ahead of the job until it closes them: a file not cached yet is already
+  // being read when the job starts, and the disk keeps reading while the job computes what is cached
   const started = new AbortController();
   for (const s of inputs) void s.prefetch?.(started.signal);
   try {
@@ -80,10 +81,9 @@ export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): 
       ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
     });
   } catch (e) {
+    started.abort();
     await Promise.all(inputs.map((s) => s.close()));
     throw e;
-  } finally {
-    started.abort();
   }
 }
 

@@ -140,4 +140,57 @@ describe('read-ahead and buffer reuse', () => {
       await source.close();
     }
   });
+
+  it('prefetches ahead of the job within its lead, skips what the job read, and stops when cached', async () => {
+    const path = tmp.file('prefetch-lead.cf32');
+    const MiB = 1 << 20;
+    writeFileSync(path, new Uint8Array(40 * MiB).fill(2));
+    const source = (await openSource(path, { format: 'cf32', rate: 1e6 })) as Awaited<
+      ReturnType<typeof openSource>
+    > & { prefetch: (s: AbortSignal, o: object) => Promise<void> };
+    const never = new AbortController().signal;
+    try {
+      // every read counts as a disk's (never cached): it runs beside a slow job, at most 8 MiB ahead
+      const reads: Array<[number, number, number]> = [];
+      let consumed = 0;
+      const prefetching = source.prefetch(never, {
+        cacheBytesPerMs: Infinity,
+        lead: 8 * MiB,
+        onRead: (from: number, to: number) => reads.push([from, to, consumed]),
+      });
+      for await (const b of source.blocks({ blockFrames: MiB / 8, readAhead: 2 })) {
+        consumed = (b.start + b.frames) * 8;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await prefetching;
+      expect(reads.length).toBeGreaterThan(0);
+      for (const [from, , at] of reads) {
+        // the job had issued reads up to `at` + 2 blocks ahead: the prefetch starts within its lead of that
+        expect(from).toBeLessThan(at + 3 * MiB + 8 * MiB);
+      }
+      // after a whole pass there is nothing left ahead of the job
+      reads.length = 0;
+      await source.prefetch(never, {
+        cacheBytesPerMs: Infinity,
+        onRead: (f: number, t: number) => reads.push([f, t, 0]),
+      });
+      expect(reads).toEqual([]);
+    } finally {
+      await source.close();
+    }
+    // a cached file: it stops after `cachedReads` reads that came from the cache
+    const again = (await openSource(path, { format: 'cf32', rate: 1e6 })) as typeof source;
+    try {
+      let n = 0;
+      await again.prefetch(never, { cacheBytesPerMs: 0, cachedReads: 3, onRead: () => n++ });
+      expect(n).toBe(3);
+      // and a prefetch held at its lead ends when the source closes
+      const held = again.prefetch(never, { cacheBytesPerMs: Infinity, lead: 4 * MiB });
+      await new Promise((r) => setTimeout(r, 20));
+      await again.close();
+      await expect(held).resolves.toBeUndefined();
+    } finally {
+      await again.close();
+    }
+  });
 });

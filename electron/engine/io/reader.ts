@@ -23,6 +23,19 @@ import { resolveRange } from './range.js';
 /** Bytes of one prefetch read (one in flight, into a scratch buffer). */
 const PREFETCH_PIECE = 4 << 20;
 
+/** How a prefetch runs beside the job (FileSampleSource.prefetch): it stops after `cachedReads` reads in a
+ * row that came from the OS's cache (faster than `cacheBytesPerMs`: the file is cached, nothing to do),
+ * and stays at most `lead` bytes ahead of the job's own reads (a file larger than the memory is not read
+ * so far ahead that its pages are dropped before the job gets there). */
+export interface PrefetchOptions {
+  cachedReads?: number;
+  cacheBytesPerMs?: number;
+  lead?: number;
+  /** Called with each read's byte range (tests). */
+  onRead?: (from: number, to: number) => void;
+}
+const PREFETCH_DEFAULTS = { cachedReads: 8, cacheBytesPerMs: 4e6, lead: 512 << 20 };
+
 /** The largest block a single read may allocate; larger requests are refused rather than crashing. */
 const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 
@@ -49,6 +62,9 @@ export class FileSampleSource implements SampleSource {
   readonly #q: Quantization;
   readonly #frameBytes: number;
   #closed: Promise<void> | undefined;
+  /** The byte after the job's furthest read issued, and prefetches waiting for it to move. */
+  #reading = 0;
+  #waiting: Array<() => void> = [];
 
   constructor(layout: FileLayout) {
     this.#layout = layout;
@@ -136,6 +152,8 @@ export class FileSampleSource implements SampleSource {
         read.catch(() => undefined); // a read ahead of an abandoned pass fails unobserved
         queue.push({ pos: next, frames, bytes: read });
         next += frames;
+        this.#reading = dataOffset + next * frameBytes;
+        this.#wake();
       }
     };
     while (true) {
@@ -169,24 +187,50 @@ export class FileSampleSource implements SampleSource {
     }
   }
 
-  async prefetch(signal: AbortSignal): Promise<void> {
+  async prefetch(signal: AbortSignal, options: PrefetchOptions = {}): Promise<void> {
+    const { cachedReads, cacheBytesPerMs, lead } = { ...PREFETCH_DEFAULTS, ...options };
     const { handle, dataOffset, frames } = this.#layout;
     const end = dataOffset + frames * this.#frameBytes;
     if (end <= dataOffset || this.#closed) return;
     const scratch = new Uint8Array(Math.min(PREFETCH_PIECE, end - dataOffset));
+    const stop = () => this.#wake();
+    signal.addEventListener('abort', stop);
     try {
+      let cached = 0;
       for (let pos = dataOffset; pos < end && !signal.aborted && !this.#closed;) {
-        const { bytesRead } = await handle.read(scratch, 0, Math.min(scratch.length, end - pos), pos);
+        // what the job has asked for already is its own reads' to fetch
+        pos = Math.max(pos, this.#reading);
+        if (pos >= end) break;
+        if (pos - Math.max(this.#reading, dataOffset) >= lead) {
+          await new Promise<void>((r) => this.#waiting.push(r));
+          continue;
+        }
+        const t = performance.now();
+        const n = Math.min(scratch.length, end - pos);
+        const { bytesRead } = await handle.read(scratch, 0, n, pos);
         if (bytesRead === 0) return;
+        options.onRead?.(pos, pos + bytesRead);
         pos += bytesRead;
+        const fromCache = bytesRead >= cacheBytesPerMs * (performance.now() - t);
+        cached = fromCache ? cached + 1 : 0;
+        if (cached >= cachedReads) return;
       }
     } catch {
       // a hint only: the job's own reads report any error
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
+  }
+
+  #wake(): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const w of waiting) w();
   }
 
   close(): Promise<void> {
     this.#closed ??= this.#layout.handle.close().catch(() => undefined);
+    this.#wake();
     return this.#closed;
   }
 }

@@ -55,9 +55,10 @@ export interface SampleSource {
   readonly info: SourceInfo;
   /** Reads blocks in order. Each call starts a new independent pass over the data. */
   blocks(options?: ReadOptions): AsyncIterable<SampleBlock>;
-  /** Reads the samples from the start into the OS's cache and drops them, until the end or `signal`:
-   * a job runs this while its backend starts, so a file that is not cached is already being read when
-   * the job's first block is asked for. Files only; never throws. */
+  /** Reads the samples into the OS's cache and drops them, ahead of the job's own reads, until the end,
+   * `signal` or close(): a job starts this before its backend, so a file that is not cached is being read
+   * while the backend starts and while the job computes the part already read, and the disk never waits.
+   * Stops early when the file turns out to be cached. Files only; never throws. */
   prefetch?(signal: AbortSignal): Promise<void>;
   /** Releases the file handle. */
   close(): Promise<void>;
