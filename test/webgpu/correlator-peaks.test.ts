@@ -6,10 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Backend, CorrelationChunk, CorrelationPeak } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
-import { findPeaks } from '../../electron/engine/backends/stream.js';
+import { findPeaks, takePeaks } from '../../electron/engine/backends/stream.js';
 import {
   candidateCapacity,
-  selectPeaks,
   WEBGPU_CORR_CANDIDATES,
 } from '../../electron/engine/backends/webgpu/correlator.js';
 import { randomBlocks, randomF32 } from '../conformance/util.js';
@@ -62,7 +61,7 @@ function expectCpuRule(r: Run, peaks: number, radius: number): number {
   return found;
 }
 
-describe('selectPeaks (the host side of the list)', () => {
+describe('takePeaks (the host side of the list)', () => {
   it('takes the strongest first, ties to the smaller lag, suppressing ±radius, in any list order', () => {
     const lag = Uint32Array.from([50, 10, 30, 12, 70, 31]);
     const score = Float32Array.from([0.5, 0.9, 0.5, 0.8, 0.5, 0.7]);
@@ -73,11 +72,10 @@ describe('selectPeaks (the host side of the list)', () => {
       { lag: 150, score: score[0] },
       { lag: 170, score: score[4] },
     ];
-    expect(selectPeaks(lag, score, 100, 10, 2)).toEqual(want);
-    expect(selectPeaks(lag, score, 100, 2, 2)).toEqual(want.slice(0, 2));
-    // the sorting path (more than 16 asked) agrees with the rounds
-    expect(selectPeaks(lag, score, 100, 40, 2)).toEqual(want);
-    expect(selectPeaks(new Uint32Array(0), new Float32Array(0), 0, 5, 3)).toEqual([]);
+    expect(takePeaks(lag, score, 100, 10, 2)).toEqual(want);
+    expect(takePeaks(lag, score, 100, 2, 2)).toEqual(want.slice(0, 2));
+    expect(takePeaks(lag, score, 100, 40, 2)).toEqual(want);
+    expect(takePeaks(new Uint32Array(0), new Float32Array(0), 0, 5, 3)).toEqual([]);
   });
 
   it("equals findPeaks on any scores' local maxima, in any order (property)", () => {
@@ -105,7 +103,7 @@ describe('selectPeaks (the host side of the list)', () => {
           }
           const lag = Uint32Array.from(cand);
           const score = Float32Array.from(cand, (i) => s[i]);
-          expect(selectPeaks(lag, score, 7, want, radius)).toEqual(findPeaks(s, 7, want, radius));
+          expect(takePeaks(lag, score, 7, want, radius)).toEqual(findPeaks(s, 7, want, radius));
         },
       ),
       { numRuns: 400 },

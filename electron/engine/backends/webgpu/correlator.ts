@@ -53,21 +53,6 @@ export function candidateCapacity(want: number, lags: number): number {
   return Math.min(Math.max(WEBGPU_CORR_CANDIDATES, 64 * want), Math.ceil(lags / 2) + 1);
 }
 
-/**
- * The CPU backend's selection (stream.ts findPeaks) over the GPU's list of candidates (lags relative to
- * `startLag`, any order): strongest first, ties to the smaller lag, each taken peak suppressing the
- * candidates within ±radius; at most `want` peaks.
- */
-export function selectPeaks(
-  lag: Uint32Array,
-  score: Float32Array,
-  startLag: number,
-  want: number,
-  radius: number,
-): CorrelationPeak[] {
-  return takePeaks(lag, score, startLag, want, radius);
-}
-
 const EMPTY: DeviceInput = { kind: 'host', data: new Float32Array(0), length: 0 };
 
 export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
@@ -228,7 +213,8 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       const count = Math.min(words[0], capacity);
       const total = words[2];
       const band = words[3];
-      peaks = selectPeaks(
+      // the CPU backend's rule (stream.ts findPeaks) over the list
+      peaks = takePeaks(
         words.subarray(CANDIDATE_HEAD, CANDIDATE_HEAD + count),
         out.subarray(CANDIDATE_HEAD + capacity, CANDIDATE_HEAD + capacity + count),
         startLag,
