@@ -110,6 +110,25 @@ describe('takePeaks (the host side of the list)', () => {
     );
   });
 
+  it("findPeaks' shortlist of maxima gives the selection over all of them (property)", () => {
+    // many maxima, few levels (ties), shortlists of 1 to 8: the list runs dry often and the scan repeats
+    const scores = fc.array(fc.integer({ min: -3, max: 12 }), { minLength: 0, maxLength: 400 });
+    fc.assert(
+      fc.property(
+        scores,
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 12 }),
+        (levels, shortlist, want, radius) => {
+          const s = Float32Array.from(levels, (v) => v / 8);
+          const all = findPeaks(s, 3, want, radius, Infinity);
+          expect(findPeaks(s, 3, want, radius, shortlist)).toEqual(all);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('the list holds at least WEBGPU_CORR_CANDIDATES, 64 a peak, never more than half the lags + 1', () => {
     expect(candidateCapacity(5, 1 << 20)).toBe(WEBGPU_CORR_CANDIDATES);
     expect(candidateCapacity(1000, 1 << 20)).toBe(64_000);
