@@ -161,14 +161,14 @@ export class CpuCorrelator implements Correlator {
     this.cursor.take(lags);
     this.buffer.drop((this.cursor.keepFrom - startLag) * vps);
     return run.then(() => {
-      const s = shared ? scores.slice() : scores;
-      this.exec.release(input, scores);
+      // the peaks from the scores in place; a copy only of scores asked for (the shared ones go back)
       const chunk: CorrelationChunk = {
         startLag,
         count: lags,
-        peaks: this.peakCount > 0 ? findPeaks(s, startLag, this.peakCount, this.peakRadius) : [],
+        peaks: this.peakCount > 0 ? findPeaks(scores, startLag, this.peakCount, this.peakRadius) : [],
       };
-      if (this.wantScores) chunk.scores = s;
+      if (this.wantScores) chunk.scores = shared ? scores.slice() : scores;
+      this.exec.release(input, scores);
       return chunk;
     });
   }
