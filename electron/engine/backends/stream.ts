@@ -458,19 +458,8 @@ export function findPeaks(
   const peaks = takePeaks(hl.subarray(0, size), hs.subarray(0, size), startLag, count, radius);
   // a list that never filled holds every maximum
   if (peaks.length >= count || size < m) return peaks;
-  // the shortlist ran out before `count` peaks: every maximum
-  let nc = 0;
-  const cand = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = scores[i];
-    if (!(s > 0)) continue;
-    if (i > 0 && !(s > scores[i - 1])) continue;
-    if (i + 1 < n && s < scores[i + 1]) continue;
-    cand[nc++] = i;
-  }
-  const score = new Float32Array(nc);
-  for (let k = 0; k < nc; k++) score[k] = scores[cand[k]];
-  return takePeaks(cand.subarray(0, nc), score, startLag, count, radius);
+  // the shortlist ran out before `count` peaks: the same over every maximum
+  return findPeaks(scores, startLag, count, radius, Infinity);
 }
 
 /**
