@@ -210,6 +210,12 @@ function multiply(a: Float64Array, h: Float64Array, count: number): void {
 // ------------------------------------------------------------------------------------------------
 // Correlation
 
+/** |re + i·im|. Not Math.hypot, which V8 runs 10× slower (44 against 4 ms for 2^19 values here): the
+ * operands come from float32 samples, so their squares neither overflow nor underflow in float64. */
+function magnitude(re: number, im: number): number {
+  return Math.sqrt(re * re + im * im);
+}
+
 function score(num: number, tnorm: number, energy: number): number {
   if (!(energy > 0) || !(tnorm > 0)) return 0;
   const s = num / (tnorm * Math.sqrt(energy));
@@ -236,7 +242,7 @@ function runCorrDirect(job: CorrDirectJob, start: number, end: number): void {
           si += xi * tr - xr * ti;
           e += xr * xr + xi * xi;
         }
-        scores[l] = score(Math.hypot(sr, si), templateNorm, e);
+        scores[l] = score(magnitude(sr, si), templateNorm, e);
       }
     }
   } else {
@@ -303,7 +309,7 @@ function runCorrOverlapSave(job: CorrOverlapSaveJob, start: number, end: number)
       if (p !== 0) nonzero++;
     }
     for (let i = 0; i < count; i++) {
-      const num = complex ? Math.hypot(c[co + 2 * i], c[co + 2 * i + 1]) : Math.abs(c[co + i]);
+      const num = complex ? magnitude(c[co + 2 * i], c[co + 2 * i + 1]) : Math.abs(c[co + i]);
       const energy = e + comp;
       scores[l0 + i] = nonzero > 0 ? score(num, templateNorm, energy) : 0;
       if (i + 1 < count) {
