@@ -44,6 +44,7 @@ const OUTER: bool = false; //! multiply by the four-step twiddles before the sto
 const LOAD_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the source (strided columns)
 const STORE_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the destination (transposed)
 const ROUNDS: u32 = 1u; //! rounds of an exchange through workgroup memory: 1, or 2, 4, 8 (see above)
+const HOIST: bool = true; //! a stage's twiddles loaded before the barrier that precedes it (see twiddles8)
 
 const TL: u32 = L / E; // threads of one transform
 const T: u32 = COLS * TL; // threads of the workgroup
@@ -53,6 +54,8 @@ const SPAN: u32 = L / ROUNDS; // points one round of an exchange holds
 const KR: u32 = 8u / ROUNDS; // registers a thread reads a round
 
 alias C8 = array<vec2<f32>, 8>;
+alias C4 = array<vec2<f32>, 4>;
+alias C3 = array<vec2<f32>, 3>;
 alias U8 = array<u32, 8>;
 
 struct Params {
@@ -222,26 +225,39 @@ fn put(o: u32, i: u32, x: vec2<f32>) {
   dst[o + i * p.outB] = x * p.scale;
 }
 
-// A thread's outputs (elements tid + r·TL of column `col`) times the four-step twiddles W_N^(col·(tid + r·TL)):
-// W_N^(col·tid) and W_N^(col·TL·r) for r = 1, 2, 4 from the tables, the other r as products (eight loads,
-// not sixteen).
-fn outer8(x: C8, col: u32, tid: u32) -> C8 {
-  let w0 = outerTwiddle(col * tid);
-  let s1 = outerTwiddle(col * TL);
-  let s2 = outerTwiddle(2u * col * TL);
-  let s4 = outerTwiddle(4u * col * TL);
+// The four-step twiddles of a thread's outputs (elements tid + r·TL of column `col`): W_N^(col·tid) and
+// W_N^(col·TL·r) for r = 1, 2, 4 from the tables (loaded before the stages, so their latency hides behind
+// them), the other r as products in outer8 (eight loads, not sixteen).
+fn outerLoad(col: u32, tid: u32) -> C4 {
+  return C4(outerTwiddle(col * tid), outerTwiddle(col * TL), outerTwiddle(2u * col * TL),
+    outerTwiddle(4u * col * TL));
+}
+
+fn outer8(x: C8, w: C4) -> C8 {
+  let w0 = w[0];
+  let s1 = w[1];
+  let s2 = w[2];
+  let s4 = w[3];
   let s3 = cmul(s1, s2);
   return C8(cmul(x[0], w0), cmul(x[1], cmul(w0, s1)), cmul(x[2], cmul(w0, s2)), cmul(x[3], cmul(w0, s3)),
     cmul(x[4], cmul(w0, s4)), cmul(x[5], cmul(w0, cmul(s4, s1))), cmul(x[6], cmul(w0, cmul(s4, s2))),
     cmul(x[7], cmul(w0, cmul(s4, s3))));
 }
 
-// The radix-8 stage's twiddles W_L^(r·step), r = 1…7, applied: r = 1, 2, 4 from the table, the others
-// as products of two of those.
-fn twiddle8(a: C8, step: u32) -> C8 {
-  let w1 = twiddle(step);
-  let w2 = twiddle(2u * step);
-  let w4 = twiddle(4u * step);
+// The radix-8 stage's twiddles W_L^(r·step) for r = 1, 2, 4, where the stage over sub-transforms of 2^lns
+// points gives butterfly tid the step (tid mod 2^lns)·L/2^(lns+3). With HOIST, `stages` loads a stage's
+// twiddles before the barrier that precedes it, so the loads' latency hides behind the exchange (three more
+// registers live across it: the planner leaves it off where that measured slower).
+fn twiddles8(tid: u32, lns: u32) -> C3 {
+  let step = (tid & ((1u << lns) - 1u)) << (LOG2L - lns - 3u);
+  return C3(twiddle(step), twiddle(2u * step), twiddle(4u * step));
+}
+
+// Those twiddles applied, W^r for the other r as products of two of them.
+fn twiddle8(a: C8, w: C3) -> C8 {
+  let w1 = w[0];
+  let w2 = w[1];
+  let w4 = w[2];
   let w3 = cmul(w1, w2);
   return C8(a[0], cmul(a[1], w1), cmul(a[2], w2), cmul(a[3], w3), cmul(a[4], w4), cmul(a[5], cmul(w1, w4)),
     cmul(a[6], cmul(w2, w4)), cmul(a[7], cmul(w3, w4)));
@@ -323,6 +339,11 @@ fn small(lid: u32, first: u32) {
 // and after; `row` is the sequence's place in workgroup memory. Every thread of the workgroup calls it.
 // With ROUNDS > 1 (row 0) each exchange goes through inRounds.
 fn stages(xin: C8, row: u32, tid: u32) -> C8 {
+  var lns = LOG2L - 3u * STAGES;
+  var w: C3;
+  if (STAGES > 0u && HOIST) {
+    w = twiddles8(tid, lns);
+  }
   var x = firstStage(xin);
   if (STAGES > 0u && ROUNDS > 1u) {
     x = inRounds(x, U8(firstPlace(tid, 0u), firstPlace(tid, 1u), firstPlace(tid, 2u), firstPlace(tid, 3u),
@@ -342,11 +363,16 @@ fn stages(xin: C8, row: u32, tid: u32) -> C8 {
 
   // Radix-8 stages over sub-transforms of ns = FIRST·8^s points (log2 lns): butterfly tid, k = tid % ns,
   // input r twiddled by W_(8·ns)^(r·k) = W_L^(r·step); outputs to (tid / ns)·8·ns + k + r·ns.
-  var lns = LOG2L - 3u * STAGES;
   for (var s = 0u; s < STAGES; s++) {
     let k = tid & ((1u << lns) - 1u);
-    x = dft8(twiddle8(x, k << (LOG2L - lns - 3u)));
+    if (!HOIST) {
+      w = twiddles8(tid, lns);
+    }
+    x = dft8(twiddle8(x, w));
     if (s + 1u < STAGES) {
+      if (HOIST) {
+        w = twiddles8(tid, lns + 3u);
+      }
       workgroupBarrier();
       let o = row + ((tid >> lns) << (lns + 3u)) + k;
       let ns = 1u << lns;
@@ -400,6 +426,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     workgroupBarrier();
   }
 
+  var ow: C4;
+  if (OUTER && STORE_COLS_FAST == REG_COLS_FAST && t < p.count) {
+    ow = outerLoad(t % p.period, tid);
+  }
   x = stages(x, row, tid);
 
   // Outputs: register r holds element tid + r·TL.
@@ -407,7 +437,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     if (t < p.count) {
       let o = origin(t, p.outBase, p.outA);
       if (OUTER) {
-        x = outer8(x, t % p.period, tid);
+        x = outer8(x, ow);
       }
       putOut8(o, tid, TL, x);
     }
@@ -449,7 +479,6 @@ const COS_PI8: f32 = 0.92387953251128676;
 const SIN_PI8: f32 = 0.38268343236508977;
 
 alias C16 = array<vec2<f32>, 16>;
-alias C4 = array<vec2<f32>, 4>;
 alias U16 = array<u32, 16>;
 
 // v · W_16 and v · W_16^3, W_16 = e^(SIGN·iπ/8)
@@ -524,12 +553,19 @@ fn firstStage16(a: C16) -> C16 {
     l[6] - h[6], l[7] - h[7]));
 }
 
-// The radix-16 stage's twiddles W_L^(r·step), r = 1…15, applied.
-fn twiddle16(a: C16, step: u32) -> C16 {
-  let t1 = twiddle(step);
-  let t2 = twiddle(2u * step);
-  let t4 = twiddle(4u * step);
-  let t8 = twiddle(8u * step);
+// The radix-16 stage's twiddles W_L^(r·step) for r = 1, 2, 4, 8 (the stage over sub-transforms of 2^lns
+// points: step = (tid mod 2^lns)·L/2^(lns+4)), loaded before the barrier that precedes the stage.
+fn twiddles16(tid: u32, lns: u32) -> C4 {
+  let step = (tid & ((1u << lns) - 1u)) << (LOG2L - lns - 4u);
+  return C4(twiddle(step), twiddle(2u * step), twiddle(4u * step), twiddle(8u * step));
+}
+
+// Those twiddles applied, W^r for r = 1…15 as products of them.
+fn twiddle16(a: C16, w: C4) -> C16 {
+  let t1 = w[0];
+  let t2 = w[1];
+  let t4 = w[2];
+  let t8 = w[3];
   let t3 = cmul(t1, t2);
   let t5 = cmul(t1, t4);
   let t6 = cmul(t2, t4);
@@ -602,10 +638,12 @@ fn firstPlace16(tid: u32, k: u32) -> u32 {
 // The stages on one sequence: register k holds element tid + k·TL16 before and after. Every thread of
 // the workgroup calls it.
 fn stages16(xin: C16, row: u32, tid: u32) -> C16 {
-  var x = firstStage16(xin);
   if (STAGES16 == 0u) {
-    return x;
+    return firstStage16(xin);
   }
+  var lns = LOG2L - 4u * STAGES16;
+  var w = twiddles16(tid, lns);
+  var x = firstStage16(xin);
   put16at(row, U16(firstPlace16(tid, 0u), firstPlace16(tid, 1u), firstPlace16(tid, 2u),
     firstPlace16(tid, 3u), firstPlace16(tid, 4u), firstPlace16(tid, 5u), firstPlace16(tid, 6u),
     firstPlace16(tid, 7u), firstPlace16(tid, 8u), firstPlace16(tid, 9u), firstPlace16(tid, 10u),
@@ -615,11 +653,11 @@ fn stages16(xin: C16, row: u32, tid: u32) -> C16 {
   x = get16(row, tid, TL16);
 
   // Radix-16 stages over sub-transforms of ns = FIRST16·16^s points (log2 lns), as in `stages`.
-  var lns = LOG2L - 4u * STAGES16;
   for (var s = 0u; s < STAGES16; s++) {
     let k = tid & ((1u << lns) - 1u);
-    x = dft16(twiddle16(x, k << (LOG2L - lns - 4u)));
+    x = dft16(twiddle16(x, w));
     if (s + 1u < STAGES16) {
+      w = twiddles16(tid, lns + 4u);
       workgroupBarrier();
       put16(row, ((tid >> lns) << (lns + 4u)) + k, 1u << lns, x);
       workgroupBarrier();
