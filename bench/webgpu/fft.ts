@@ -19,13 +19,19 @@
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json npx tsx bench/webgpu/fft.ts --points 262144 --reps 3
 //   npx tsx bench/webgpu/fft.ts --compare-rounds [--reps 30]   (the rounds path against the four-step)
 //   npx tsx bench/webgpu/fft.ts --compare-radix16 [--reps 30]  (the radix-16 kernel against the default)
+// --sweep 'SPEC;SPEC;…' times each size with planners built from each SPEC, side by side on the same data
+// (kernel ms, medians): SPEC is `default` or comma-separated options of WebGpuFft — onePass=N, radix16=N,
+// fourStep=N (points a workgroup aims at), storage=N (points of workgroup memory), r16=off|plain|padded,
+// rounds=on|off.
 //
 // batch = points / n (at least 1). On SwiftShader the numbers only show that the path works.
 import { parseArgs } from 'node:util';
 import {
   RADIX16_BY_DEFAULT,
   RADIX16_SIZES,
+  WebGpuFft,
   type Radix16Choice,
+  type WebGpuFftOptions,
 } from '../../electron/engine/backends/webgpu/fft.js';
 import { createWebGpuBackend, type WebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
 
@@ -37,6 +43,7 @@ const { values } = parseArgs({
     inverse: { type: 'boolean', default: false },
     'compare-rounds': { type: 'boolean', default: false },
     'compare-radix16': { type: 'boolean', default: false },
+    sweep: { type: 'string' },
   },
 });
 const sizes = (values.sizes ?? '64,256,1024,4096,8192,16384,65536,1048576,1000,3000,48000')
@@ -180,6 +187,50 @@ async function compareRadix16(b: WebGpuBackend): Promise<void> {
   planner.useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES);
 }
 
+/** A --sweep SPEC as planner options. */
+function sweepOptions(spec: string): WebGpuFftOptions {
+  const o: WebGpuFftOptions = {};
+  const group: NonNullable<WebGpuFftOptions['groupPoints']> = {};
+  if (spec === 'default') return o;
+  for (const part of spec.split(',')) {
+    const [k, v] = part.split('=');
+    const on = v === 'on';
+    if (k === 'onePass' || k === 'radix16' || k === 'fourStep') group[k] = Number(v);
+    else if (k === 'storage') o.storagePoints = Number(v);
+    else if (k === 'r16') o.radix16 = v === 'off' ? false : (v as Radix16Choice);
+    else if (k === 'rounds') o.rounds = on;
+    else throw new Error(`--sweep: unknown option ${k}`);
+  }
+  o.groupPoints = group;
+  return o;
+}
+
+/** --sweep: each size under each planner, kernel ms side by side (the backend's own planner swapped for
+ * the time of each column, so its device timer times that planner's plans). */
+async function sweep(b: WebGpuBackend, specs: string[]): Promise<void> {
+  console.log(`planner sweep, batched forward C2C, ${points} points a call, kernel ms median of ${reps}`);
+  const own = b.fftPlanner;
+  const planners = specs.map((spec) => new WebGpuFft(b.ctx, sweepOptions(spec)));
+  const slot = b as unknown as { fftPlanner: WebGpuFft };
+  console.log(['n', ...specs].join('\t'));
+  try {
+    for (const n of sizes) {
+      const batch = Math.max(1, Math.floor(points / n));
+      const row: string[] = [String(n)];
+      for (const p of planners) {
+        slot.fftPlanner = p;
+        const t = await b.benchmark!('fft', n, batch, false, { reps, endToEnd: false });
+        row.push(`${t.kernelMs.toFixed(3)} (${p.plan(n).describe()})`);
+      }
+      slot.fftPlanner = own;
+      console.log(row.join('\t'));
+    }
+  } finally {
+    slot.fftPlanner = own;
+    for (const p of planners) p.dispose();
+  }
+}
+
 /** The default table: one row a size, the plan the planner picks. */
 async function table(b: WebGpuBackend): Promise<void> {
   console.log(
@@ -214,5 +265,6 @@ console.log(`device: ${b.device}`);
 console.log(`details: ${JSON.stringify(b.details)}`);
 if (values['compare-rounds']) await compareRounds(b);
 else if (values['compare-radix16']) await compareRadix16(b);
+else if (values.sweep !== undefined) await sweep(b, values.sweep.split(';'));
 else await table(b);
 await b.dispose();

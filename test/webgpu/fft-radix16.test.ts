@@ -4,6 +4,7 @@
 // backend. SwiftShader's 256 invocations and 32 KiB run 4096 in one pass only with this kernel.
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  GROUP_POINTS,
   RADIX16_BY_DEFAULT,
   RADIX16_PADDED_FROM,
   RADIX16_SIZES,
@@ -40,7 +41,7 @@ describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
         // padded from RADIX16_PADDED_FROM where the skipped words fit (not in SwiftShader's 32 KiB)
         const padded = n >= RADIX16_PADDED_FROM && n + n / 16 <= f.storagePoints;
         expect(f.plan(n).describe()).toBe(
-          `one pass, radix 16 (${n} points, ${n < 2048 ? 2 : 1} a workgroup${padded ? ', padded' : ''})`,
+          `one pass, radix 16 (${n} points, ${Math.max(1, GROUP_POINTS.radix16 / n)} a workgroup${padded ? ', padded' : ''})`,
         );
       }
     }

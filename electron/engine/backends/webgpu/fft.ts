@@ -87,10 +87,20 @@ export interface RealPlan {
 }
 
 const ELEMENTWISE_THREADS = 256;
-/** Points a workgroup of a four-step pass holds (its transforms side by side, so strided loads and
- * transposed stores touch adjacent addresses), and at least 4 transforms (32-byte runs). Swept on the
- * lent H100: 2048 points ran 8192…2^18 7–9 % faster than 4096; 2^20 (1024-point columns) wants 4. */
-export const FOUR_STEP_POINTS = 2048;
+/** Points a workgroup aims to hold: one-pass transforms of the 8-point kernel (and the fused kernels built
+ * on it), of the radix-16 kernel, and four-step passes (these at least 4 transforms, so strided loads and
+ * transposed stores touch 32-byte runs). Fewer points a workgroup is less workgroup memory, so more
+ * workgroups fit a multiprocessor while others wait at their barriers. Swept on the lent H100 at held
+ * clocks (bench/webgpu/fft.ts --sweep, two rounds alike, kernel ms before → after): 512 points 0.127 →
+ * 0.114 (one pass, 512 instead of 1024 a workgroup), 1024 0.133 → 0.128 (radix 16, 1024 instead of 2048),
+ * 16384 0.301 → 0.263, 32768 0.292 → 0.260, 65536 0.300 → 0.278 (four-step, 1024 instead of 2048); 512
+ * for the four-step, or 256 for the one pass, were no faster. */
+export interface GroupPoints {
+  onePass: number;
+  radix16: number;
+  fourStep: number;
+}
+export const GROUP_POINTS: Readonly<GroupPoints> = { onePass: 512, radix16: 1024, fourStep: 1024 };
 
 interface Pow2Variant {
   L: number;
@@ -166,6 +176,8 @@ export interface WebGpuFftOptions {
   /** The smallest segment the FIR's fused kernel runs with 16 points a thread (where `radix16` serves
    * it); CONVOLVE16_FROM when absent. useConvolve16From changes it later. */
   convolve16From?: number;
+  /** Points a workgroup aims to hold (see GroupPoints); GROUP_POINTS for what is not given. */
+  groupPoints?: Partial<GroupPoints>;
 }
 
 export class WebGpuFft {
@@ -181,6 +193,7 @@ export class WebGpuFft {
   private radix16: Radix16Choice;
   private radix16Sizes: Radix16Sizes;
   private convolve16From: number;
+  readonly groupPoints: Readonly<GroupPoints>;
   readonly arena: UniformArena;
   readonly scratch: ScratchBuffers;
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -208,6 +221,7 @@ export class WebGpuFft {
     this.radix16 = options.radix16 ?? RADIX16_BY_DEFAULT;
     this.radix16Sizes = { ...(options.radix16Sizes ?? RADIX16_SIZES) };
     this.convolve16From = options.convolve16From ?? CONVOLVE16_FROM;
+    this.groupPoints = { ...GROUP_POINTS, ...options.groupPoints };
     // a transform of L points takes L·8 bytes of workgroup memory and L/8 threads
     const threads = this.maxThreads;
     let span = 1;
@@ -630,7 +644,7 @@ function radix16Skipped(L: number): number {
 
 /** Transforms per workgroup for a pass of L points: enough to fill about `target` points, within the
  * workgroup's memory (with the padded pitch) and threads. */
-function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
+function colsFor(fft: WebGpuFft, L: number, target = fft.groupPoints.onePass): number {
   const storage = fft.storagePoints * 8;
   let cols = 1;
   const fits = (c: number) =>
@@ -639,13 +653,13 @@ function colsFor(fft: WebGpuFft, L: number, target = 1024): number {
   return cols;
 }
 
-/** Transforms per workgroup of the radix-16 kernel for L points: at least 128 threads where the
- * workgroup's memory (with its skipped words) and threads allow. */
+/** Transforms per workgroup of the radix-16 kernel for L points: about groupPoints.radix16 points where
+ * the workgroup's memory (with its skipped words) and threads allow. */
 function radix16Cols(fft: WebGpuFft, L: number, pad: boolean): number {
   const pitch = L + (pad ? radix16Skipped(L) : 0);
   let cols = 1;
   const fits = (c: number) =>
-    c * L <= 2048 && c * pitch <= fft.storagePoints && (c * L) / 16 <= fft.maxThreads;
+    c * L <= fft.groupPoints.radix16 && c * pitch <= fft.storagePoints && (c * L) / 16 <= fft.maxThreads;
   while (fits(cols * 2)) cols *= 2;
   return cols;
 }
@@ -759,8 +773,9 @@ class FourStepPlan implements ComplexPlan {
   ): void {
     const { n, n1, n2 } = this;
     const tmp = this.fft.scratch.get(slot, rows * n * 8);
-    const cols1 = colsFor(this.fft, n1, Math.max(FOUR_STEP_POINTS, 4 * n1));
-    const cols2 = colsFor(this.fft, n2, Math.max(FOUR_STEP_POINTS, 4 * n2));
+    const group = this.fft.groupPoints.fourStep;
+    const cols1 = colsFor(this.fft, n1, Math.max(group, 4 * n1));
+    const cols2 = colsFor(this.fft, n2, Math.max(group, 4 * n2));
     this.fft.pow2Dispatch(
       job,
       { L: n1, cols: cols1, inverse, outer: true, loadColsFast: true, storeColsFast: true },
