@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { formatError, PhasorError } from '../engine/errors.js';
 import { removePendingTemporaries } from '../engine/io/temporary.js';
+import { readEarly, stopEarlyReads } from '../engine/io/early-reads.js';
+import { inputCandidates } from './early.js';
 import { interrupt } from './interrupt.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -44,6 +46,7 @@ function mayRunOnCuda(argv: string[]): boolean {
 
 function cleanup(): void {
   removePendingTemporaries();
+  void stopEarlyReads();
 }
 
 function exitCodeFor(err: unknown): number {
@@ -72,8 +75,10 @@ export async function main(argv: string[]): Promise<number> {
   const only = COMMANDS.find(([name]) => name === named);
   // The CUDA driver and context take 0.3–0.5 s to start: begun now on a native thread, they start while the
   // command's modules load and its input opens (which hides 100–150 ms of it on the lent H100).
-  if (named && BACKEND_JOBS.has(named) && mayRunOnCuda(argv)) {
-    (await import('../engine/backends/cuda/addon.js')).warmCuda();
+  if (named && BACKEND_JOBS.has(named)) {
+    // the files it names are read into the OS's cache from now, until the job's sources take over
+    readEarly(inputCandidates(argv, named));
+    if (mayRunOnCuda(argv)) (await import('../engine/backends/cuda/addon.js')).warmCuda();
   }
   for (const [, load] of only ? [only] : COMMANDS) (await load())(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());

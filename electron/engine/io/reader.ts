@@ -17,6 +17,7 @@ import {
   type SampleEncoding,
   type U8Convention,
 } from './encoding.js';
+import { claimEarlyRead } from './early-reads.js';
 import { readExactly } from './file.js';
 import { resolveRange } from './range.js';
 
@@ -189,15 +190,17 @@ export class FileSampleSource implements SampleSource {
 
   async prefetch(signal: AbortSignal, options: PrefetchOptions = {}): Promise<void> {
     const { cachedReads, cacheBytesPerMs, lead } = { ...PREFETCH_DEFAULTS, ...options };
-    const { handle, dataOffset, frames } = this.#layout;
+    const { handle, path, dataOffset, frames } = this.#layout;
     const end = dataOffset + frames * this.#frameBytes;
+    // what the CLI read of the file from its first moments (io/early-reads.ts) is not read again
+    const early = claimEarlyRead(path);
     if (end <= dataOffset || this.#closed) return;
     const scratch = new Uint8Array(Math.min(PREFETCH_PIECE, end - dataOffset));
     const stop = () => this.#wake();
     signal.addEventListener('abort', stop);
     try {
       let cached = 0;
-      for (let pos = dataOffset; pos < end && !signal.aborted && !this.#closed;) {
+      for (let pos = Math.max(dataOffset, early); pos < end && !signal.aborted && !this.#closed;) {
         // what the job has asked for already is its own reads' to fetch
         pos = Math.max(pos, this.#reading);
         if (pos >= end) break;
