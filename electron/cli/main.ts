@@ -111,9 +111,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// libuv's pool (4 threads unless told) runs the job's reads and writes, the prefetch's reads (several in
-// flight, io/reader.ts) and the CUDA driver's start: 8, so that none of them queues behind the others.
-process.env.UV_THREADPOOL_SIZE ??= '8';
 const code = await main(process.argv.slice(2));
 cleanup();
 process.exitCode = code;
