@@ -15,8 +15,9 @@
 // shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
 // page cache before every run. Prints a Markdown table (medians, spread, throughput, peak RSS, ratios).
 // --baseline adds the same phasor jobs run by another build's CLI (a checkout of an older commit, built),
-// side by side in the same rounds: before and after on one machine. --no-sync adds the jobs that write a
-// file run with --no-sync (their output renamed without waiting for the disk).
+// side by side in the same rounds (the two swap places every other round): before and after on one machine.
+// --no-sync adds the jobs that write a file run with --no-sync (their output renamed without waiting for
+// the disk).
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
@@ -780,9 +781,25 @@ if (values.cold) {
   spawnSync('cat', [input, template], { stdio: ['ignore', 'ignore', 'ignore'] });
 }
 
+/** The cells in the order of one round: a baseline and the build after it swap places every other round,
+ * so neither always runs second (in one lease two builds that behave alike read 3–8 % apart when the
+ * baseline always went first). */
+function roundOrder(round: number): Cell[] {
+  const order = [...cells];
+  if (round % 2 === 0) {
+    for (let i = 0; i + 1 < order.length; i++) {
+      if (order[i].name.endsWith('(baseline)') && order[i + 1].job === order[i].job) {
+        [order[i], order[i + 1]] = [order[i + 1], order[i]];
+        i++;
+      }
+    }
+  }
+  return order;
+}
+
 const loadStart = loadavg();
 for (let round = 1; round <= runs; round++) {
-  for (const cell of cells) {
+  for (const cell of roundOrder(round)) {
     if (cell.failed) continue;
     try {
       runCell(cell, evictor);
