@@ -6,15 +6,10 @@
 
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { fromCache, PREFETCH_DEFAULTS, PREFETCH_PIECE } from './prefetch-policy.js';
 
-/** Bytes of one read. */
-const PIECE = 4 << 20;
-/** How far a file is read before its source takes over: the prefetch's lead (io/reader.ts). */
-const LIMIT = 512 << 20;
-/** Reads in a row from the page cache (faster than CACHE_BYTES_PER_MS) after which it stops, as the
- * prefetch does: the file is cached. */
-const CACHED_READS = 8;
-const CACHE_BYTES_PER_MS = 4e6;
+/** How far a file is read before its source takes over: the prefetch's lead. */
+const LIMIT = PREFETCH_DEFAULTS.lead;
 
 interface EarlyRead {
   /** The byte after the last read issued. */
@@ -43,7 +38,7 @@ async function readThrough(path: string, r: EarlyRead): Promise<void> {
     const handle = await open(path, 'r');
     try {
       const end = Math.min(info.size, LIMIT);
-      const scratch = new Uint8Array(Math.min(PIECE, end));
+      const scratch = new Uint8Array(Math.min(PREFETCH_PIECE, end));
       let cached = 0;
       while (!r.stopped && r.next < end) {
         const pos = r.next;
@@ -52,8 +47,8 @@ async function readThrough(path: string, r: EarlyRead): Promise<void> {
         const t = performance.now();
         const { bytesRead } = await handle.read(scratch, 0, n, pos);
         if (bytesRead === 0) return;
-        cached = bytesRead >= CACHE_BYTES_PER_MS * (performance.now() - t) ? cached + 1 : 0;
-        if (cached >= CACHED_READS) return;
+        cached = fromCache(bytesRead, performance.now() - t) ? cached + 1 : 0;
+        if (cached >= PREFETCH_DEFAULTS.cachedReads) return;
       }
     } finally {
       await handle.close();

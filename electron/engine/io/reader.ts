@@ -19,10 +19,8 @@ import {
 } from './encoding.js';
 import { claimEarlyRead } from './early-reads.js';
 import { readExactly } from './file.js';
+import { fromCache, PREFETCH_DEFAULTS, PREFETCH_PIECE } from './prefetch-policy.js';
 import { resolveRange } from './range.js';
-
-/** Bytes of one prefetch read (one in flight, into a scratch buffer). */
-const PREFETCH_PIECE = 4 << 20;
 
 /** How a prefetch runs beside the job (FileSampleSource.prefetch): it stops after `cachedReads` reads in a
  * row that came from the OS's cache (faster than `cacheBytesPerMs`: the file is cached, nothing to do),
@@ -35,7 +33,6 @@ export interface PrefetchOptions {
   /** Called with each read's byte range (tests). */
   onRead?: (from: number, to: number) => void;
 }
-const PREFETCH_DEFAULTS = { cachedReads: 8, cacheBytesPerMs: 4e6, lead: 512 << 20 };
 
 /** The largest block a single read may allocate; larger requests are refused rather than crashing. */
 const MAX_BLOCK_BYTES = 2 ** 31 - 1;
@@ -214,8 +211,7 @@ export class FileSampleSource implements SampleSource {
         if (bytesRead === 0) return;
         options.onRead?.(pos, pos + bytesRead);
         pos += bytesRead;
-        const fromCache = bytesRead >= cacheBytesPerMs * (performance.now() - t);
-        cached = fromCache ? cached + 1 : 0;
+        cached = fromCache(bytesRead, performance.now() - t, cacheBytesPerMs) ? cached + 1 : 0;
         if (cached >= cachedReads) return;
       }
     } catch {
