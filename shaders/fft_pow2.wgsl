@@ -1073,26 +1073,38 @@ fn chunkSum(at: u32) -> vec2<f32> {
   return ((buf[at] + buf[at + 1u]) + buf[at + 2u]) + buf[at + 3u];
 }
 
+// The square of segment point i of the row's two sequences.
+fn pointSq(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
+  let v = rowPoint(q0, q1, i);
+  return v * v;
+}
+
 // The energies of segment points [a, b) of the row's two sequences (b − a: the window runLength counts
 // for): single points to a multiple of 4, chunks of 4 to a multiple of 16, of 16 to a multiple of 64,
 // the whole chunks of 64 (a run, or a run and its next chunk), then chunks of 16 and 4 and single points
-// to b: at most 3 terms of each size at each end.
+// to b: at most 3 terms of each size at each end. Each size's terms are counted first and added as three
+// optional terms, not walked in a loop, so their loads go out together instead of one after another
+// (the sum and its order are a walk's; on the lent H200 the kernel of a 255-sample template took 0.352 →
+// 0.310 ms, of a 4096-sample one 0.497 → 0.471 ms).
 fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   var e = vec2<f32>(0.0, 0.0);
-  var i = a;
-  while (i < b && i % 4u != 0u) {
-    let v = rowPoint(q0, q1, i);
-    e = e + v * v;
-    i++;
+  let n1 = min((4u - a % 4u) % 4u, b - a);
+  if (n1 > 0u) {
+    e = e + pointSq(q0, q1, a);
   }
-  while (i + 4u <= b && i % 16u != 0u) {
-    e = e + buf[row + i / 4u];
-    i += 4u;
+  if (n1 > 1u) {
+    e = e + pointSq(q0, q1, a + 1u);
   }
-  while (i + 16u <= b && i % 64u != 0u) {
-    e = e + buf[row + AT16 + i / 16u];
-    i += 16u;
+  if (n1 > 2u) {
+    e = e + pointSq(q0, q1, a + 2u);
   }
+  var i = a + n1;
+  let n4 = min(((16u - i % 16u) % 16u) / 4u, (b - i) / 4u);
+  e = chunks3(e, row + i / 4u, n4);
+  i += 4u * n4;
+  let n16 = min(((64u - i % 64u) % 64u) / 16u, (b - i) / 16u);
+  e = chunks3(e, row + AT16 + i / 16u, n16);
+  i += 16u * n16;
   let blocks = (b - i) / 64u;
   if (blocks > 0u) {
     let runs = runLength();
@@ -1103,20 +1115,38 @@ fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
     }
     i += 64u * blocks;
   }
-  while (i + 16u <= b) {
-    e = e + buf[row + AT16 + i / 16u];
-    i += 16u;
+  let m16 = (b - i) / 16u;
+  e = chunks3(e, row + AT16 + i / 16u, m16);
+  i += 16u * m16;
+  let m4 = (b - i) / 4u;
+  e = chunks3(e, row + i / 4u, m4);
+  i += 4u * m4;
+  let m1 = b - i;
+  if (m1 > 0u) {
+    e = e + pointSq(q0, q1, i);
   }
-  while (i + 4u <= b) {
-    e = e + buf[row + i / 4u];
-    i += 4u;
+  if (m1 > 1u) {
+    e = e + pointSq(q0, q1, i + 1u);
   }
-  while (i < b) {
-    let v = rowPoint(q0, q1, i);
-    e = e + v * v;
-    i++;
+  if (m1 > 2u) {
+    e = e + pointSq(q0, q1, i + 2u);
   }
   return e;
+}
+
+// e plus the first n (at most 3) chunk sums of workgroup memory from `at`, in order.
+fn chunks3(e: vec2<f32>, at: u32, n: u32) -> vec2<f32> {
+  var s = e;
+  if (n > 0u) {
+    s = s + buf[at];
+  }
+  if (n > 1u) {
+    s = s + buf[at + 1u];
+  }
+  if (n > 2u) {
+    s = s + buf[at + 2u];
+  }
+  return s;
 }
 
 fn scoreOf(c: f32, e: f32) -> f32 {
