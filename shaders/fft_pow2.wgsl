@@ -1,9 +1,3 @@
-// #if SUBGROUPS
-enable subgroups;
-// the correlator's subgroup scores (below) run where a row's subgroups are known to be whole
-diagnostic(off, subgroup_uniformity);
-// #endif
-
 // Batched power-of-two complex FFT, Stockham auto-sort, results in natural order.
 //
 // A transform of L points is done by L/E threads that hold E = min(8, L) points each in registers: a
@@ -51,7 +45,6 @@ const LOAD_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the s
 const STORE_COLS_FAST: bool = false; //! adjacent sequences are adjacent in the destination (transposed)
 const ROUNDS: u32 = 1u; //! rounds of an exchange through workgroup memory: 1, or 2, 4, 8 (see above)
 const HOIST: bool = true; //! a stage's twiddles loaded before the barrier that precedes it (see twiddles8)
-const SUBGROUPS: bool = false; //! subgroup operations (the device has the `subgroups` feature)
 
 const TL: u32 = L / E; // threads of one transform
 const T: u32 = COLS * TL; // threads of the workgroup
@@ -1094,8 +1087,8 @@ fn pointSq(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
 // (the sum and its order are a walk's; on the lent H200 the kernel of a 255-sample template took 0.352 →
 // 0.310 ms, of a 4096-sample one 0.497 → 0.471 ms).
 fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
-  let n1 = frontPoints(a, b);
   var e = vec2<f32>(0.0, 0.0);
+  let n1 = min((4u - a % 4u) % 4u, b - a);
   if (n1 > 0u) {
     e = e + pointSq(q0, q1, a);
   }
@@ -1105,37 +1098,7 @@ fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   if (n1 > 2u) {
     e = e + pointSq(q0, q1, a + 2u);
   }
-  let mid = chunkTerms(row, e, a + n1, b);
-  let i = mid.i;
-  let m1 = b - i;
-  e = mid.e;
-  if (m1 > 0u) {
-    e = e + pointSq(q0, q1, i);
-  }
-  if (m1 > 1u) {
-    e = e + pointSq(q0, q1, i + 1u);
-  }
-  if (m1 > 2u) {
-    e = e + pointSq(q0, q1, i + 2u);
-  }
-  return e;
-}
-
-// The single points of [a, b) before the first multiple of 4.
-fn frontPoints(a: u32, b: u32) -> u32 {
-  return min((4u - a % 4u) % 4u, b - a);
-}
-
-struct Terms {
-  e: vec2<f32>,
-  i: u32, // where the single points at the end start
-}
-
-// e plus the chunk sums of [i, b) (i a multiple of 4, or b): the chunks of 4 to a multiple of 16, of 16
-// to a multiple of 64, the whole chunks of 64, the chunks of 16 and of 4 after them.
-fn chunkTerms(row: u32, e0: vec2<f32>, i0: u32, b: u32) -> Terms {
-  var e = e0;
-  var i = i0;
+  var i = a + n1;
   let n4 = min(((16u - i % 16u) % 16u) / 4u, (b - i) / 4u);
   e = chunks3(e, row + i / 4u, n4);
   i += 4u * n4;
@@ -1158,7 +1121,17 @@ fn chunkTerms(row: u32, e0: vec2<f32>, i0: u32, b: u32) -> Terms {
   let m4 = (b - i) / 4u;
   e = chunks3(e, row + i / 4u, m4);
   i += 4u * m4;
-  return Terms(e, i);
+  let m1 = b - i;
+  if (m1 > 0u) {
+    e = e + pointSq(q0, q1, i);
+  }
+  if (m1 > 1u) {
+    e = e + pointSq(q0, q1, i + 1u);
+  }
+  if (m1 > 2u) {
+    e = e + pointSq(q0, q1, i + 2u);
+  }
+  return e;
 }
 
 // e plus the first n (at most 3) chunk sums of workgroup memory from `at`, in order.
@@ -1257,144 +1230,8 @@ fn scorePairs(q0: Seq, q1: Seq, row: u32, tid: u32, e: C8, o: C8) {
   scorePair(q0, q1, row, 2u * (tid + 7u * TL), e[7], o[7]);
 }
 
-// #if SUBGROUPS
-// The correlator's scores with subgroup operations, where a subgroup's S invocations are S consecutive
-// threads of one row (wholeSubgroup): register k of lane j then holds point n0 + j (SPLIT: the pair
-// 2(m0 + j), + 1), so the single points at the two ends of a lag's window are its neighbours' first and
-// last points. Each lane loads the squares of its own windows' first and last points and takes the
-// neighbours' by shuffles instead of loading them again (the subgroup's first and last lanes load what
-// lies beyond it). The terms and their order are windowEnergy's: the same scores, bit for bit.
-
-// Whether this invocation's subgroup is S consecutive threads of one row (lane = lid mod S), the same for
-// the whole subgroup. Every invocation calls it.
-fn wholeSubgroup(lid: u32, lane: u32, S: u32) -> bool {
-  let base = lid - lane;
-  return subgroupAll((base == subgroupBroadcastFirst(base)) & (base % S == 0u)) & (TL % S == 0u);
-}
-
-// The score of the lag of point n (register value z, lane `lane`): scorePoint's.
-fn scoreLane(q0: Seq, q1: Seq, row: u32, n: u32, z: vec2<f32>, lane: u32, S: u32) {
-  let valid = n >= cv.keep;
-  let a = select(0u, n - cv.keep, valid); // the window [a, n + 1)
-  let f = pointSq(q0, q1, a);
-  let g = pointSq(q0, q1, n);
-  let f1 = subgroupShuffleDown(f, 1u); // point a + 1 (the next lane's a)
-  let f2 = subgroupShuffleDown(f, 2u);
-  let g1 = subgroupShuffleUp(g, 1u); // point n − 1
-  let g2 = subgroupShuffleUp(g, 2u);
-  if (!valid || n - cv.keep >= max(q0.outEnd, q1.outEnd)) {
-    return;
-  }
-  let b = n + 1u;
-  let n1 = frontPoints(a, b);
-  var e = vec2<f32>(0.0, 0.0);
-  if (n1 > 0u) {
-    e = e + f;
-  }
-  if (n1 > 1u) {
-    e = e + pastLane(q0, q1, f1, a + 1u, lane + 1u < S);
-  }
-  if (n1 > 2u) {
-    e = e + pastLane(q0, q1, f2, a + 2u, lane + 2u < S);
-  }
-  let mid = chunkTerms(row, e, a + n1, b);
-  e = endPoints(q0, q1, mid, b, g, g1, g2, lane >= 1u, lane >= 2u);
-  storeScore(q0, q1, n - cv.keep, z, e);
-}
-
-// The square of point i: `shuffled`, a lane's, where that lane is in the subgroup (`inside`), else loaded.
-fn pastLane(q0: Seq, q1: Seq, shuffled: vec2<f32>, i: u32, inside: bool) -> vec2<f32> {
-  if (inside) {
-    return shuffled;
-  }
-  return pointSq(q0, q1, i);
-}
-
-// mid.e plus the single points [mid.i, b), at most 3: g the square of point b − 1, g1 and g2 of b − 2 and
-// b − 3 from the lanes before where they are in the subgroup (in1, in2), else loaded.
-fn endPoints(q0: Seq, q1: Seq, mid: Terms, b: u32, g: vec2<f32>, g1: vec2<f32>, g2: vec2<f32>, in1: bool,
-    in2: bool) -> vec2<f32> {
-  let m1 = b - mid.i;
-  var e = mid.e;
-  if (m1 > 2u) {
-    e = e + pastLane(q0, q1, g2, b - 3u, in2);
-  }
-  if (m1 > 1u) {
-    e = e + pastLane(q0, q1, g1, b - 2u, in1);
-  }
-  if (m1 > 0u) {
-    e = e + g;
-  }
-  return e;
-}
-
-// SPLIT: the scores of the lag pair of points n = 2m and n + 1 (registers z0, z1): scorePair's.
-fn scoreLanePair(q0: Seq, q1: Seq, row: u32, n: u32, z0: vec2<f32>, z1: vec2<f32>, lane: u32, S: u32) {
-  let valid = n + 1u >= cv.keep;
-  let a = select(0u, n + 1u - cv.keep, valid); // the inner window [a, n + 1): the pair's second lag
-  let fa = pointSq(q0, q1, a);
-  let fb = pointSq(q0, q1, a + 1u);
-  let u = pointSq(q0, q1, n);
-  let w = pointSq(q0, q1, n + 1u);
-  let fc = subgroupShuffleDown(fa, 1u); // point a + 2 (the next lane's a)
-  let u1 = subgroupShuffleUp(u, 1u); // point n − 2
-  let w1 = subgroupShuffleUp(w, 1u); // point n − 1
-  let most = max(q0.outEnd, q1.outEnd);
-  let live = n >= cv.keep && a - 1u < most;
-  if (!valid || (!live && a >= most)) {
-    return;
-  }
-  let b = n + 1u;
-  let n1 = frontPoints(a, b);
-  var e = vec2<f32>(0.0, 0.0);
-  if (n1 > 0u) {
-    e = e + fa;
-  }
-  if (n1 > 1u) {
-    e = e + fb;
-  }
-  if (n1 > 2u) {
-    e = e + pastLane(q0, q1, fc, a + 2u, lane + 1u < S);
-  }
-  let inner = endPoints(q0, q1, chunkTerms(row, e, a + n1, b), b, u, w1, u1, lane >= 1u, lane >= 1u);
-  if (live) {
-    storeScore(q0, q1, a - 1u, z0, pointSq(q0, q1, a - 1u) + inner);
-  }
-  storeScore(q0, q1, a, z1, inner + w);
-}
-
-fn scoreRowLanes(q0: Seq, q1: Seq, row: u32, tid: u32, x: C8, lane: u32, S: u32) {
-  scoreLane(q0, q1, row, tid, x[0], lane, S);
-  scoreLane(q0, q1, row, tid + TL, x[1], lane, S);
-  scoreLane(q0, q1, row, tid + 2u * TL, x[2], lane, S);
-  scoreLane(q0, q1, row, tid + 3u * TL, x[3], lane, S);
-  scoreLane(q0, q1, row, tid + 4u * TL, x[4], lane, S);
-  scoreLane(q0, q1, row, tid + 5u * TL, x[5], lane, S);
-  scoreLane(q0, q1, row, tid + 6u * TL, x[6], lane, S);
-  scoreLane(q0, q1, row, tid + 7u * TL, x[7], lane, S);
-}
-
-fn scorePairsLanes(q0: Seq, q1: Seq, row: u32, tid: u32, e: C8, o: C8, lane: u32, S: u32) {
-  scoreLanePair(q0, q1, row, 2u * tid, e[0], o[0], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + TL), e[1], o[1], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 2u * TL), e[2], o[2], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 3u * TL), e[3], o[3], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 4u * TL), e[4], o[4], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 5u * TL), e[5], o[5], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 6u * TL), e[6], o[6], lane, S);
-  scoreLanePair(q0, q1, row, 2u * (tid + 7u * TL), e[7], o[7], lane, S);
-}
-// #endif
-
 @compute @workgroup_size(T)
-fn convolve(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3<u32>,
-// #if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sgSize: u32,
-// #endif
-) {
+fn convolve(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let c = lid / TL;
   let tid = lid % TL;
   let r = (wid.y * cv.groupsX + wid.x) * COLS + c;
@@ -1402,10 +1239,6 @@ fn convolve(
   let live = r < cv.count;
   let q0 = seqOf(2u * r);
   let q1 = seqOf(2u * r + 1u);
-// #if SUBGROUPS
-  // (`&`, not `&&`: no branch around the subgroup operations, so the barriers after stay uniform)
-  let lanes = wholeSubgroup(lid, lane, sgSize) & (SCORE && cv.score == 1u);
-// #endif
   if (!SPLIT) {
     var x: C8;
     if (live) {
@@ -1418,15 +1251,7 @@ fn convolve(
     if (SCORE && cv.score == 1u) {
       rowEnergies(q0, q1, row, tid);
       if (live) {
-// #if SUBGROUPS
-        if (lanes) {
-          scoreRowLanes(q0, q1, row, tid, x, lane, sgSize);
-        } else {
-// #endif
-          scoreRow(q0, q1, row, tid, x);
-// #if SUBGROUPS
-        }
-// #endif
+        scoreRow(q0, q1, row, tid, x);
       }
       return;
     }
@@ -1462,15 +1287,7 @@ fn convolve(
   if (SCORE && cv.score == 1u) {
     rowEnergies(q0, q1, row, tid);
     if (live) {
-// #if SUBGROUPS
-      if (lanes) {
-        scorePairsLanes(q0, q1, row, tid, e, o, lane, sgSize);
-      } else {
-// #endif
-        scorePairs(q0, q1, row, tid, e, o);
-// #if SUBGROUPS
-      }
-// #endif
+      scorePairs(q0, q1, row, tid, e, o);
     }
     return;
   }

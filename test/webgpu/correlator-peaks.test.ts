@@ -3,7 +3,7 @@
 // read back — across many peaks, none, exact ties, candidates at the edges of pushes and of the kernels'
 // workgroups, a list that overflows or runs dry, and peak counts from 1 to more than there are.
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Backend, CorrelationChunk, CorrelationPeak } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { findPeaks, takePeaks } from '../../electron/engine/backends/stream.js';
@@ -136,22 +136,7 @@ describe('takePeaks (the host side of the list)', () => {
   });
 });
 
-// Both of the kernels' paths where the adapter has subgroups (SwiftShader's has, in CI): with subgroup
-// operations and without them.
-const paths = b?.ctx.subgroups ? [true, false] : [false];
-
-describe.skipIf(!b)('webgpu subgroups', () => {
-  it('CI runs the subgroup path: its adapter (SwiftShader) has subgroups', () => {
-    if (process.env.CI) expect(b!.ctx.subgroups).toBe(true);
-    expect(b!.ctx.useSubgroups).toBe(b!.ctx.subgroups);
-  });
-});
-
-describe.skipIf(!b).each(paths)('webgpu correlator: candidate peaks on the GPU (subgroups %s)', (sub) => {
-  beforeAll(() => {
-    b!.ctx.useSubgroups = sub;
-  });
-
+describe.skipIf(!b)('webgpu correlator: candidate peaks on the GPU', () => {
   it('many peaks in noise: 5 (rounds) and 40 (sorted), tight and wide radii, one push', async () => {
     const x = randomF32(40_000, 1);
     const t = randomF32(64, 2);

@@ -211,9 +211,6 @@ export class WebGpuContext {
   readonly limits: WebGpuLimits;
   readonly timestamps: boolean;
   readonly subgroups: boolean;
-  /** Whether the kernels that have a subgroup path take it: `subgroups`, unless PHASOR_WEBGPU_SUBGROUPS=0
-   * or a caller sets it off (the tests and benchmarks run both paths). Kernels built later take it. */
-  useSubgroups: boolean;
   readonly name: string;
   readonly details: Record<string, string | number>;
   /** Bytes of a piece of a batch call: PIECE_BYTES unless the opener says otherwise (BROWSER_PIECE_BYTES). */
@@ -244,7 +241,6 @@ export class WebGpuContext {
     };
     this.timestamps = device.features.has('timestamp-query');
     this.subgroups = device.features.has('subgroups');
-    this.useSubgroups = this.subgroups && globalThis.process?.env?.PHASOR_WEBGPU_SUBGROUPS !== '0';
     this.name = adapterName(adapter);
     this.details = adapterDetails(adapter);
     void device.lost.then((info) => {

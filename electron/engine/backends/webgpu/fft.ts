@@ -37,13 +37,7 @@ import {
   uploadTable,
 } from './gpu.js';
 import { MixedRadix } from './mixed.js';
-import {
-  hasSubgroupPath,
-  shaderSource,
-  variant,
-  type ShaderConstants,
-  type ShaderFamily,
-} from './shaders.js';
+import { shaderSource, variant, type ShaderConstants, type ShaderFamily } from './shaders.js';
 
 /** Everything one submit needs: the encoder and its compute pass, the uniform slots, the scratch space. */
 export interface FftJob {
@@ -350,8 +344,7 @@ export class WebGpuFft {
     return b;
   }
 
-  private module(family: ShaderFamily, given: ShaderConstants): GPUShaderModule {
-    const constants = hasSubgroupPath(family) ? { ...given, SUBGROUPS: this.ctx.useSubgroups } : given;
+  private module(family: ShaderFamily, constants: ShaderConstants): GPUShaderModule {
     const key = `${family} ${JSON.stringify(constants)}`;
     let m = this.modules.get(key);
     if (!m) {
@@ -534,7 +527,7 @@ export class WebGpuFft {
 
   /** An elementwise kernel (every family but fft_pow2) with the layout its entry point uses. */
   elementwise(family: ShaderFamily, entryPoint: string): GPUComputePipeline {
-    const key = `${family}.${entryPoint}${hasSubgroupPath(family) && this.ctx.useSubgroups ? ' subgroups' : ''}`;
+    const key = `${family}.${entryPoint}`;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
       pipeline = this.ctx.device.createComputePipeline({

@@ -4,14 +4,6 @@
 //   const L: u32 = 1024u; //! points of one transform
 // variant(source, { L: 4096 }) rewrites those declarations' values, so every size comes from one source
 // (the defaults keep the file valid WGSL by itself). A constant a variant does not name keeps its default.
-// Code that only compiles with an optional feature (subgroup builtins need `enable subgroups;`) sits in
-// blocks a boolean constant keeps or drops:
-//   // #if SUBGROUPS        (or `// #if !SUBGROUPS`)
-//   …
-//   // #else
-//   …
-//   // #endif
-// A dropped line becomes an empty comment, so the compiler's line numbers stay those of the file.
 // In a browser (the desktop app's Chromium WebGPU, bridge/) there is no file system: the page's bundle
 // embeds the same files and hands them over with provideShaderSources before the first kernel is built.
 
@@ -81,18 +73,6 @@ export function shaderSource(family: ShaderFamily): string {
   return text;
 }
 
-const subgroupPaths = new Map<ShaderFamily, boolean>();
-
-/** Whether a family has a subgroup path: a SUBGROUPS constant, set from the device's `useSubgroups`. */
-export function hasSubgroupPath(family: ShaderFamily): boolean {
-  let has = subgroupPaths.get(family);
-  if (has === undefined) {
-    has = /^const SUBGROUPS: bool = /m.test(shaderSource(family));
-    subgroupPaths.set(family, has);
-  }
-  return has;
-}
-
 function literal(value: number | boolean, type: string): string {
   if (typeof value === 'boolean') return String(value);
   if (type === 'u32') {
@@ -105,8 +85,7 @@ function literal(value: number | boolean, type: string): string {
   return /[.eE]/.test(s) ? s : `${s}.0`;
 }
 
-/** The source with the marked constants set and its #if blocks resolved; throws when a named constant is
- * not declared. */
+/** The source with the marked constants set; throws when a named constant is not declared. */
 export function variant(source: string, constants: ShaderConstants): string {
   const seen = new Set<string>();
   const out = source.replace(
@@ -120,35 +99,5 @@ export function variant(source: string, constants: ShaderConstants): string {
   for (const name of Object.keys(constants)) {
     if (!seen.has(name)) throw new Error(`the kernel has no constant ${name} to set`);
   }
-  return conditionals(out);
-}
-
-/** Resolves the `// #if NAME` blocks of a source whose boolean constants are set. */
-function conditionals(source: string): string {
-  if (!source.includes('// #if')) return source;
-  const flags = new Map<string, boolean>();
-  for (const m of source.matchAll(/^const (\w+): bool = (true|false);/gm)) flags.set(m[1], m[2] === 'true');
-  // each open block: whether its own branch keeps its lines (a line is kept when every open block keeps it)
-  const open: Array<{ keep: boolean; seenElse: boolean }> = [];
-  const keeping = () => open.every((b) => b.keep);
-  const lines = source.split('\n').map((line, i) => {
-    const m = /^\s*\/\/ #(if|else|endif)\b\s*(!?)(\w*)\s*$/.exec(line);
-    if (!m) return keeping() ? line : '//';
-    const [, word, not, name] = m;
-    if (word === 'if') {
-      const flag = flags.get(name);
-      if (flag === undefined) throw new Error(`line ${i + 1}: #if ${name}: no boolean constant ${name}`);
-      open.push({ keep: not ? !flag : flag, seenElse: false });
-    } else {
-      const top = open.at(-1);
-      if (!top || (word === 'else' && top.seenElse)) throw new Error(`line ${i + 1}: #${word} without #if`);
-      if (word === 'else') {
-        top.keep = !top.keep;
-        top.seenElse = true;
-      } else open.pop();
-    }
-    return '//';
-  });
-  if (open.length > 0) throw new Error('an #if block is not closed');
-  return lines.join('\n');
+  return out;
 }
