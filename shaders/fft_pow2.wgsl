@@ -1052,9 +1052,19 @@ fn rowEnergies(q0: Seq, q1: Seq, row: u32, tid: u32) {
   workgroupBarrier();
   let runs = runLength();
   for (var c = tid; c < NP / 64u; c += TL) {
+    // eight chunks a step, their loads independent of one another (a run is 62 chunks for a
+    // 4096-sample template, and one thread sums it)
+    let n = min(runs, NP / 64u - c);
+    let at = row + AT64 + c;
     var s = vec2<f32>(0.0, 0.0);
-    for (var i = 0u; i < runs && c + i < NP / 64u; i++) {
-      s = s + buf[row + AT64 + c + i];
+    var i = 0u;
+    for (; i + 8u <= n; i += 8u) {
+      let q = ((buf[at + i] + buf[at + i + 1u]) + (buf[at + i + 2u] + buf[at + i + 3u])) +
+        ((buf[at + i + 4u] + buf[at + i + 5u]) + (buf[at + i + 6u] + buf[at + i + 7u]));
+      s = s + q;
+    }
+    for (; i < n; i++) {
+      s = s + buf[at + i];
     }
     buf[row + ATRUN + c] = s;
   }
