@@ -14,8 +14,12 @@
 //             segment's samples (WGSL has no float64: energies are never differences of running sums).
 //   spectrum: real rows: the half-length FFT's output → rfft bins → product with conj(T) → the inverse's
 //             input (real.wgsl's rfftPost, the product and irfftPre in one pass; the tables as there).
+//   runs:     for every chunk of 64 of a row, the sum of the R = runLength() chunks from it (the chunks
+//             of 64 a window holds, less one): eight independent loads a step.
 //   score:    the correlation from the inverse FFT of the row, the window energy from the row's samples
-//             and chunk sums (at most 7 + 7 + M/64 + 7 + 7 terms), written at outBase.
+//             and chunk sums (at most 7 + 7 single samples and chunks of 8, a run and one chunk of 64,
+//             7 + 7 chunks of 8 and single samples; each size's terms counted first and added as
+//             optional terms, so their loads go out together), written at outBase.
 // Candidate peaks of a push (its scores at outBase, `lags` of them), as the CPU backend's findPeaks takes
 // them: local maxima (> 0, greater than the left neighbour, not less than the right one):
 //   candHist:      a histogram of the candidates' scores (BINS bins over [0, 1]);
@@ -66,6 +70,9 @@ struct Params {
 @group(0) @binding(17) var<storage, read_write> zOut: array<vec2<f32>>;
 @group(0) @binding(18) var<storage, read> spec: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read> tw: array<vec2<f32>>;
+// runs: the sums of R chunks of 64 from each chunk of 64 of the rows (written by runs, read by score)
+@group(0) @binding(20) var<storage, read_write> runsOut: array<f32>;
+@group(0) @binding(21) var<storage, read> runsIn: array<f32>;
 
 var<workgroup> shared8: array<f32, WG>;
 var<workgroup> localHist: array<atomic<u32>, BINS>;
@@ -204,35 +211,85 @@ fn square(i: u32) -> f32 {
   return v * v;
 }
 
-// The energy of row points [a, b) of segment seg: single samples up to a multiple of 8, chunks of 8 up
-// to a multiple of 64, chunks of 64, then chunks of 8 and single samples to b.
+// Chunks of 64 in a run: one less than the fewest whole ones a window of M samples holds (it holds R or
+// R + 1 once it is aligned to 64); 0 for windows under 128 samples.
+fn runLength() -> u32 {
+  return max(p.templateLength / 64u, 1u) - 1u;
+}
+
+// One invocation a chunk of 64 of the rows (total = segments · L/64): the sum of the run from it, within
+// its row.
+@compute @workgroup_size(WG)
+fn runs(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let g = index(gid);
+  if (g >= p.total) {
+    return;
+  }
+  let per = p.size / 64u;
+  let n = min(runLength(), per - g % per);
+  var s = 0.0;
+  var i = 0u;
+  for (; i + 8u <= n; i += 8u) {
+    s = s + (((e64[g + i] + e64[g + i + 1u]) + (e64[g + i + 2u] + e64[g + i + 3u])) +
+      ((e64[g + i + 4u] + e64[g + i + 5u]) + (e64[g + i + 6u] + e64[g + i + 7u])));
+  }
+  for (; i < n; i++) {
+    s = s + e64[g + i];
+  }
+  runsOut[g] = s;
+}
+
+// e plus the squares of the first n (at most 7) row samples from at.
+fn squares7(e: f32, at: u32, n: u32) -> f32 {
+  var s = e;
+  for (var k = 0u; k < 7u; k++) {
+    if (k < n) {
+      s = s + square(at + k);
+    }
+  }
+  return s;
+}
+
+// e plus the first n (at most 7) sums of chunks of 8 from index at of e8.
+fn chunks7(e: f32, at: u32, n: u32) -> f32 {
+  var s = e;
+  for (var k = 0u; k < 7u; k++) {
+    if (k < n) {
+      s = s + e8[at + k];
+    }
+  }
+  return s;
+}
+
+// The energy of row points [a, b) of segment seg (b − a = M): single samples up to a multiple of 8,
+// chunks of 8 up to a multiple of 64, the whole chunks of 64 (a run, or a run and the chunk after it),
+// then chunks of 8 and single samples to b.
 fn windowEnergy(seg: u32, a: u32, b: u32) -> f32 {
   let rb = seg * p.size;
   let b8 = seg * (p.size / 8u);
   let b64 = seg * (p.size / 64u);
-  var e = 0.0;
-  var i = a;
-  while (i < b && i % 8u != 0u) {
-    e = e + square(rb + i);
-    i++;
+  let n1 = min((8u - a % 8u) % 8u, b - a);
+  var e = squares7(0.0, rb + a, n1);
+  var i = a + n1;
+  let n8 = min(((64u - i % 64u) % 64u) / 8u, (b - i) / 8u);
+  e = chunks7(e, b8 + i / 8u, n8);
+  i += 8u * n8;
+  let blocks = (b - i) / 64u;
+  if (blocks > 0u) {
+    let runs = runLength();
+    let c = b64 + i / 64u;
+    if (runs > 0u) {
+      e = e + runsIn[c];
+    }
+    if (blocks > runs) {
+      e = e + e64[c + runs];
+    }
+    i += 64u * blocks;
   }
-  while (i + 8u <= b && i % 64u != 0u) {
-    e = e + e8[b8 + i / 8u];
-    i += 8u;
-  }
-  while (i + 64u <= b) {
-    e = e + e64[b64 + i / 64u];
-    i += 64u;
-  }
-  while (i + 8u <= b) {
-    e = e + e8[b8 + i / 8u];
-    i += 8u;
-  }
-  while (i < b) {
-    e = e + square(rb + i);
-    i++;
-  }
-  return e;
+  let m8 = (b - i) / 8u;
+  e = chunks7(e, b8 + i / 8u, m8);
+  i += 8u * m8;
+  return squares7(e, rb + i, b - i);
 }
 
 @compute @workgroup_size(WG)

@@ -322,7 +322,10 @@ export class WebGpuCorrelator extends WebGpuProcessor implements Correlator {
       k('spectrum', (segments * L) / 2, { 16: a, 17: b, 18: this.spectrum, 19: this.twiddles! });
       plan.encode(job, b, 0, a, 0, segments, true);
     }
-    k('score', lags, { 8: a, 10: rows, 4: e8, 13: e64, 5: result });
+    // the sums of the runs of chunks of 64 a window holds, so a lag's energy is a few terms
+    const runs = w.get(9, Math.max(16, (segments * L) / 16));
+    k('runs', (segments * L) / 64, { 13: e64, 20: runs });
+    k('score', lags, { 8: a, 10: rows, 4: e8, 13: e64, 21: runs, 5: result });
   }
 
   /** The candidate peaks of the push's scores (result[scoreBase …]) into the list at result's front. */
