@@ -1097,17 +1097,8 @@ fn pointSq(q0: Seq, q1: Seq, i: u32) -> vec2<f32> {
 // (the sum and its order are a walk's; on the lent H200 the kernel of a 255-sample template took 0.352 →
 // 0.310 ms, of a 4096-sample one 0.497 → 0.471 ms).
 fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
-  var e = vec2<f32>(0.0, 0.0);
   let n1 = min((4u - a % 4u) % 4u, b - a);
-  if (n1 > 0u) {
-    e = e + pointSq(q0, q1, a);
-  }
-  if (n1 > 1u) {
-    e = e + pointSq(q0, q1, a + 1u);
-  }
-  if (n1 > 2u) {
-    e = e + pointSq(q0, q1, a + 2u);
-  }
+  var e = points3(q0, q1, vec2<f32>(0.0, 0.0), a, n1);
   var i = a + n1;
   let n4 = min(((16u - i % 16u) % 16u) / 4u, (b - i) / 4u);
   e = chunks3(e, row + i / 4u, n4);
@@ -1131,17 +1122,22 @@ fn windowEnergy(q0: Seq, q1: Seq, row: u32, a: u32, b: u32) -> vec2<f32> {
   let m4 = (b - i) / 4u;
   e = chunks3(e, row + i / 4u, m4);
   i += 4u * m4;
-  let m1 = b - i;
-  if (m1 > 0u) {
-    e = e + pointSq(q0, q1, i);
+  return points3(q0, q1, e, i, b - i);
+}
+
+// e plus the squares of the first n (at most 3) segment points from `at`, in order.
+fn points3(q0: Seq, q1: Seq, e: vec2<f32>, at: u32, n: u32) -> vec2<f32> {
+  var s = e;
+  if (n > 0u) {
+    s = s + pointSq(q0, q1, at);
   }
-  if (m1 > 1u) {
-    e = e + pointSq(q0, q1, i + 1u);
+  if (n > 1u) {
+    s = s + pointSq(q0, q1, at + 1u);
   }
-  if (m1 > 2u) {
-    e = e + pointSq(q0, q1, i + 2u);
+  if (n > 2u) {
+    s = s + pointSq(q0, q1, at + 2u);
   }
-  return e;
+  return s;
 }
 
 // e plus the first n (at most 3) chunk sums of workgroup memory from `at`, in order.
