@@ -7,12 +7,23 @@
 //
 //   npx tsx bench/webgpu/chromium.ts [--chromium /usr/lib/chromium/chromium-headless-shell]
 //       [--gpu nvidia|swiftshader] [--backends cuda,dawn,chromium] [--samples 16777216] [--json out.json]
+//       [--page DIR] [--probe-switches]
+//   npx tsx bench/webgpu/chromium.ts --write-page DIR
+//
+// The bridge page is built with Vite when the bench starts; --write-page builds it into DIR and exits, and
+// --page DIR serves that build, so a bundle of this file (esbuild, playwright-core, vite and webgpu
+// external) runs where Vite is not installed, as on the lent GPU machine:
+//   npx tsx bench/webgpu/chromium.ts --write-page .device/x/page
+//   node_modules/.bin/esbuild bench/webgpu/chromium.ts --bundle --platform=node --format=esm \
+//     --external:playwright-core --external:vite --external:webgpu --outfile=.device/x/chromium.mjs \
+//     "--banner:js=import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 //
 // --gpu nvidia passes the desktop app's switches for its WebGPU window (electron/main/gpu-window.ts: WebGPU,
 // Vulkan, exact timestamps, no workgroup zero-fill) and what headless Chromium needs to run on the GPU (the
 // blocklist off, ANGLE on Vulkan), as bench/live-gpu does for WebGL; --gpu swiftshader (the default here)
 // only shows the path.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import type { Backend } from '../../electron/engine/backends/backend.js';
@@ -21,7 +32,7 @@ import { connectWebGpuBridge } from '../../electron/engine/backends/webgpu/bridg
 import { createWebGpuBackend } from '../../electron/engine/backends/webgpu/index.js';
 import { runDeviceBench, type BenchOp, type DeviceBenchRow } from '../../electron/engine/pipeline/bench.js';
 import { webGpuSwitches } from '../../electron/main/gpu-window.js';
-import { serveBridgePage } from '../../test/webgpu/bridge-bundle.js';
+import { buildBridgePage, serveBridgePage } from '../../test/webgpu/bridge-bundle.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,8 +45,29 @@ const { values } = parseArgs({
     samples: { type: 'string', default: String(1 << 24) },
     repeats: { type: 'string', default: '10' },
     json: { type: 'string' },
+    page: { type: 'string' },
+    'write-page': { type: 'string' },
+    'probe-switches': { type: 'boolean', default: false },
   },
 });
+
+if (values['write-page'] !== undefined) {
+  const dir = values['write-page'];
+  await mkdir(dir, { recursive: true });
+  const files = await buildBridgePage();
+  for (const [name, text] of files) await writeFile(path.join(dir, name), text);
+  console.log(`bridge page: ${[...files.keys()].join(', ')} written to ${dir}`);
+  process.exit(0);
+}
+
+/** The bridge page built beforehand (--page), or undefined to build it now. */
+async function prebuiltPage(): Promise<Map<string, string> | undefined> {
+  if (values.page === undefined) return undefined;
+  const files = new Map<string, string>();
+  for (const name of await readdir(values.page))
+    files.set(name, await readFile(path.join(values.page, name), 'utf8'));
+  return files;
+}
 
 const COMMON = [
   '--no-sandbox',
@@ -54,6 +86,22 @@ const GPU_ARGS: Record<string, string[][]> = {
   ],
   swiftshader: [['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']],
 };
+// --probe-switches: before the bench, each set and the app's switches alone, one browser each, and the
+// adapter each gave (does the desktop app's window need more than its own switches?).
+// Headless, the GPU process has no surface to present to: --disable-vulkan-surface is tried with each.
+const ANGLE_VULKAN = APP.map((a) =>
+  a.startsWith('--enable-features=') ? `${a},VulkanFromANGLE,DefaultANGLEVulkan` : a,
+);
+const PROBE_SETS: Record<string, string[][]> = {
+  nvidia: [
+    APP,
+    [...APP, '--disable-vulkan-surface'],
+    [...APP, '--use-angle=vulkan', '--disable-vulkan-surface'],
+    [...ANGLE_VULKAN, '--disable-vulkan-surface'],
+    [...APP, '--ignore-gpu-blocklist', '--disable-vulkan-surface'],
+    ...(GPU_ARGS.nvidia ?? []),
+  ],
+};
 const gpuArgs = GPU_ARGS[values.gpu];
 if (!gpuArgs) throw new Error(`--gpu: nvidia or swiftshader, not ${values.gpu}`);
 const wanted = values.backends.split(',');
@@ -67,6 +115,23 @@ const sizesFor = (op: BenchOp): number[] =>
       ? values['fir-sizes'].split(',').map(Number)
       : [4096];
 
+if (values['probe-switches']) {
+  const server = await serveBridgePage(await prebuiltPage());
+  for (const args of PROBE_SETS[values.gpu] ?? gpuArgs) {
+    const browser = await chromium.launch({ executablePath: values.chromium, args: [...COMMON, ...args] });
+    try {
+      const { port } = await server.open(browser);
+      const b = await connectWebGpuBridge(port, { timeoutMs: 30_000 });
+      console.log(`switches ${args.join(' ')}: ${b.device} (software: ${b.details.software})`);
+      await b.dispose();
+    } catch (e) {
+      console.log(`switches ${args.join(' ')}: no WebGPU: ${e instanceof Error ? e.message : e}`);
+    }
+    await browser.close();
+  }
+  server.close();
+}
+
 interface Side {
   label: string;
   open(): Promise<Backend>;
@@ -79,7 +144,7 @@ const sides: Side[] = [
   {
     label: 'chromium',
     open: async () => {
-      const server = await serveBridgePage();
+      const server = await serveBridgePage(await prebuiltPage());
       cleanup.push(() => server.close());
       for (const args of gpuArgs) {
         const browser = await chromium.launch({

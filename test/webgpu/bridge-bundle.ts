@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build, type Rollup } from 'vite';
+import type { Rollup } from 'vite';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { browserStubs } from '../../electron/engine/backends/webgpu/bridge/browser-build.js';
 import type { BridgePort } from '../../electron/engine/backends/webgpu/bridge/protocol.js';
@@ -14,6 +14,8 @@ import { socketPort, type SocketLike } from '../../electron/engine/backends/webg
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 export async function buildBridgePage(): Promise<Map<string, string>> {
+  // imported here, so that a bundle of the bench that serves a page built beforehand runs without Vite
+  const { build } = await import('vite');
   const result = await build({
     configFile: false,
     logLevel: 'error',
@@ -49,8 +51,10 @@ export interface BridgeServer {
   close(): void;
 }
 
-export async function serveBridgePage(): Promise<BridgeServer> {
-  const files = await buildBridgePage();
+/** `files`: the page's scripts as buildBridgePage gives them (built beforehand); built now if omitted. */
+export async function serveBridgePage(files?: Map<string, string>): Promise<BridgeServer> {
+  files ??= await buildBridgePage();
+  const scripts = files;
   const html =
     '<!doctype html><meta charset="utf-8"><title>bridge</title><script type="module" src="/page.js"></script>';
   const server = createServer((req, res) => {
@@ -59,8 +63,8 @@ export async function serveBridgePage(): Promise<BridgeServer> {
       res.writeHead(204).end();
     } else if (name === '') {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end(html);
-    } else if (files.has(name)) {
-      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(files.get(name));
+    } else if (scripts.has(name)) {
+      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(scripts.get(name));
     } else {
       res.writeHead(404).end();
     }
