@@ -140,24 +140,29 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
       device.pushErrorScope('internal');
       device.pushErrorScope('out-of-memory');
       device.pushErrorScope('validation');
-      let result: T;
+      let result: T | undefined;
+      let thrown: { err: unknown } | undefined;
       try {
         result = await work();
       } catch (err) {
-        if (err instanceof PhasorError) throw err;
+        thrown = { err };
+      }
+      // The device's own report (validation, out of memory, internal) names the cause best: a failed
+      // mapping or copy after it often throws a DOMException with no message.
+      const errors = await Promise.all([
+        device.popErrorScope(),
+        device.popErrorScope(),
+        device.popErrorScope(),
+      ]);
+      const scoped = errors.find((x) => x !== null);
+      if (scoped) this.ctx.fail(`${scoped.constructor.name}: ${scoped.message}`, thrown?.err);
+      if (thrown && thrown.err instanceof PhasorError) throw thrown.err;
+      if (thrown) {
         this.ctx.check();
-        throw this.ctx.fail(err instanceof Error ? err.message : String(err), err);
-      } finally {
-        const errors = await Promise.all([
-          device.popErrorScope(),
-          device.popErrorScope(),
-          device.popErrorScope(),
-        ]);
-        const e = errors.find((x) => x !== null);
-        if (e) this.ctx.fail(`${e.constructor.name}: ${e.message}`);
+        throw this.ctx.fail(describeError(thrown.err), thrown.err);
       }
       this.ctx.check();
-      return result;
+      return result as T;
     });
     this.queue = run.catch(() => undefined);
     return run;
@@ -461,4 +466,13 @@ export class WebGpuBackend implements Backend, WebGpuDevice {
     for (const b of this.readbacks) b?.destroy();
     this.ctx.destroy();
   }
+}
+
+/** An error thrown by the WebGPU API as one line: its name and message (DOMExceptions from a failed
+ * mapping carry a name and often no message). */
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const name = err.name && err.name !== 'Error' ? err.name : '';
+  if (name && err.message) return `${name}: ${err.message}`;
+  return err.message || name || 'an error without a message';
 }
