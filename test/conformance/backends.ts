@@ -40,12 +40,16 @@ export const backends: BackendEntry[] = [
     },
   },
   // The WGSL kernels through Dawn: on a GPU's Vulkan driver, or on SwiftShader's where there is none (CI).
+  // Not [needs-gpu]: SwiftShader is a WebGPU adapter on any machine, so CI must run these (an adapter
+  // missing there fails the suite instead of skipping it, as test/webgpu/gpu.ts's openWebGpu does).
   {
     name: 'webgpu',
     tolerance: 1e-6,
+    gpu: false,
     open: async () => {
       useSwiftShader();
       const a = await probeWebGpu();
+      if (!a.available && process.env.CI) throw new Error(`WebGPU must run in CI, but: ${a.reason}`);
       return a.available ? createWebGpuBackend() : { unavailable: a.reason };
     },
   },
