@@ -4,6 +4,7 @@
 // window. Kept thin: the IPC rules live in ipc.ts and dialog.ts, the host's life cycle in engine-process.ts
 // and the window state in window-state.ts, all testable without Electron.
 
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,7 @@ import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
 import { CHOOSE_FILE_CHANNEL, FileDialogs } from './dialog.js';
 import { isEngineRequest } from '../engine-host/messages.js';
 import { EngineProcess } from './engine-process.js';
-import { GpuWindow, webGpuSwitches } from './gpu-window.js';
+import { GpuWindow, linuxVulkanDriver, webGpuSwitches } from './gpu-window.js';
 import { CONNECT_CHANNEL, ENGINE_STATE_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
@@ -256,7 +257,17 @@ function lockDown(): void {
 // A usable GPU is still preferred: the flag only changes what happens when there is none.
 app.commandLine.appendSwitch('enable-unsafe-swiftshader');
 // WebGPU for the engine (gpu-window.ts): Linux Chromium offers navigator.gpu only with these.
-for (const [name, value] of webGpuSwitches(process.platform)) app.commandLine.appendSwitch(name, value);
+const vulkanDriver =
+  process.platform !== 'linux' ||
+  linuxVulkanDriver(process.env, (dir) => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  });
+for (const [name, value] of webGpuSwitches(process.platform, vulkanDriver))
+  app.commandLine.appendSwitch(name, value);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

@@ -11,7 +11,12 @@ import { serveBackend } from '../../electron/engine/backends/webgpu/bridge/serve
 import { EngineConnections, serveParent, type PortLike } from '../../electron/engine-host/connections.js';
 import { GpuPorts } from '../../electron/engine-host/gpu.js';
 import { isEngineRequest, isHostMessage, type HostMessage } from '../../electron/engine-host/messages.js';
-import { GpuWindow, webGpuSwitches, type GpuWindowLike } from '../../electron/main/gpu-window.js';
+import {
+  GpuWindow,
+  linuxVulkanDriver,
+  webGpuSwitches,
+  type GpuWindowLike,
+} from '../../electron/main/gpu-window.js';
 import { BackendFailedError } from '../../electron/engine/errors.js';
 import { randomF32 } from '../conformance/util.js';
 // @ts-expect-error: the stand-in is plain JavaScript
@@ -48,7 +53,7 @@ function fakeWindow(log: string[]): GpuWindowLike<Port> {
 }
 
 describe('the WebGPU window and the engine host’s ports to it', () => {
-  it('switches on WebGPU, Vulkan on Linux, exact timestamps and no workgroup zero-fill', () => {
+  it('switches on WebGPU, Vulkan and ANGLE on Vulkan on Linux, exact timestamps and no workgroup zero-fill', () => {
     const common = [
       ['enable-webgpu-developer-features'],
       ['enable-dawn-features', 'disable_workgroup_init'],
@@ -57,9 +62,32 @@ describe('the WebGPU window and the engine host’s ports to it', () => {
     expect(webGpuSwitches('linux')).toEqual([
       ['enable-unsafe-webgpu'],
       ['enable-features', 'Vulkan'],
+      ['use-angle', 'vulkan'],
       ...common,
     ]);
     expect(webGpuSwitches('win32')).toEqual([['enable-unsafe-webgpu'], ...common]);
+    // no Vulkan driver: no ANGLE on Vulkan (WebGL keeps the GPU through GL)
+    expect(webGpuSwitches('linux', false)).toEqual([
+      ['enable-unsafe-webgpu'],
+      ['enable-features', 'Vulkan'],
+      ...common,
+    ]);
+  });
+
+  it('finds a Vulkan driver by its manifest, or by the loader’s variables', () => {
+    const folders: Record<string, string[]> = { '/usr/share/vulkan/icd.d': ['nvidia_icd.json'] };
+    const list = (d: string) => folders[d] ?? [];
+    expect(linuxVulkanDriver({}, list)).toBe(true);
+    expect(linuxVulkanDriver({}, () => [])).toBe(false);
+    expect(linuxVulkanDriver({}, () => ['README'])).toBe(false);
+    expect(linuxVulkanDriver({ XDG_DATA_DIRS: '/opt/share' }, list)).toBe(false);
+    expect(
+      linuxVulkanDriver({ XDG_DATA_DIRS: '/opt/share' }, (d) =>
+        d === '/opt/share/vulkan/icd.d' ? ['x.json'] : [],
+      ),
+    ).toBe(true);
+    expect(linuxVulkanDriver({}, (d) => (d === '/etc/vulkan/icd.d' ? ['amd.json'] : []))).toBe(true);
+    expect(linuxVulkanDriver({ VK_ICD_FILENAMES: '/x/icd.json' }, () => [])).toBe(true);
   });
 
   it('gives the host a port per backend, one end to the window, and the host computes through it', async () => {
