@@ -1,9 +1,11 @@
 // What a WebGPU device asks of its adapter, shared by Dawn in Node (device.ts) and the browser's
 // navigator.gpu (bridge/browser.ts). A device gets the WebGPU defaults (16 KiB of workgroup memory…)
-// unless it asks for more, so it asks for what the adapter has, and for the optional features the kernels
-// use where the adapter offers them. No Node imports: the browser bundle carries this module as it is.
+// unless it asks for more, so it asks for what the adapter has, and for the optional features below where
+// the adapter offers them. No Node imports: the browser bundle carries this module as it is.
 
-/** The optional features the kernels use when present: GPU timestamps and subgroup operations. */
+/** The optional features a device asks for when the adapter has them: GPU timestamps (the device timer)
+ * and subgroups (reported in the backend's details; no kernel uses them: the three uses tried measured no
+ * faster, docs/PERFORMANCE.md). */
 export const WEBGPU_OPTIONAL_FEATURES = ['timestamp-query', 'subgroups'] as const;
 
 /** The adapter limits a device asks for in full, since the kernels plan with them. */
