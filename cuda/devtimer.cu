@@ -39,12 +39,48 @@ static void randF(float* p, long long n, unsigned seed, cudaStream_t s) {
   PH_CHECK_LAUNCH("random data");
 }
 
+// Float64 FFT of a power-of-two length, in place.
+static void refPow2(std::vector<cd>& a) {
+  const size_t n = a.size();
+  std::vector<double> re(n), im(n);
+  for (size_t i = 0; i < n; i++) { re[i] = a[i].real(); im[i] = a[i].imag(); }
+  ph::hostFft(re, im);
+  for (size_t i = 0; i < n; i++) a[i] = cd(re[i], im[i]);
+}
+
+// Bluestein in float64 for a length with a prime factor above 7 (a direct DFT of a large prime length
+// would take hours): X[k] = w[k]·Σ (x[j]·w[j])·conj(w[k−j]), w[k] = e^(−iπk²/n), the sum a circular
+// convolution of a power of two M ≥ 2n − 1 points.
+static void refBluestein(std::vector<cd>& a) {
+  const size_t n = a.size();
+  size_t m = 1;
+  while (m < 2 * n - 1) m <<= 1;
+  std::vector<cd> w(n), x(m), h(m);
+  for (size_t k = 0; k < n; k++) {
+    const unsigned long long k2 = (unsigned long long)k * k % (2ull * n);  // exact: k² < 2^64
+    w[k] = std::polar(1.0, -M_PI * (double)k2 / (double)n);
+  }
+  for (size_t k = 0; k < n; k++) x[k] = a[k] * w[k];
+  h[0] = std::conj(w[0]);
+  for (size_t k = 1; k < n; k++) h[k] = h[m - k] = std::conj(w[k]);
+  refPow2(x);
+  refPow2(h);
+  // inverse through the forward transform: conj(FFT(conj(X·H))) / M
+  for (size_t k = 0; k < m; k++) x[k] = std::conj(x[k] * h[k]);
+  refPow2(x);
+  for (size_t k = 0; k < n; k++) a[k] = w[k] * std::conj(x[k]) / (double)m;
+}
+
 static void refDft(std::vector<cd>& a) {
   const size_t n = a.size();
   if (n <= 1) return;
   size_t p = 0;
   for (size_t f : {2, 3, 5, 7})
     if (n % f == 0) { p = f; break; }
+  if (p == 0 && n > 64) {
+    refBluestein(a);
+    return;
+  }
   if (p == 0 || n <= 8) {
     std::vector<cd> out(n);
     for (size_t k = 0; k < n; k++) {
@@ -70,10 +106,7 @@ static void refDft(std::vector<cd>& a) {
 static void refFft(std::vector<cd>& a) {
   const size_t n = a.size();
   if (n > 0 && (n & (n - 1)) == 0) {
-    std::vector<double> re(n), im(n);
-    for (size_t i = 0; i < n; i++) { re[i] = a[i].real(); im[i] = a[i].imag(); }
-    ph::hostFft(re, im);
-    for (size_t i = 0; i < n; i++) a[i] = cd(re[i], im[i]);
+    refPow2(a);
   } else {
     refDft(a);
   }
