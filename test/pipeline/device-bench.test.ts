@@ -1,11 +1,14 @@
 // The device rows of `phasor bench` and the Benchmark view, on fake device timers: each GPU backend's
 // rows (kernel, reference, end-to-end) with the batch it timed, the reference ratio, the comparison with
-// CUDA's rows of the same run, and the line for a GPU backend without a timer.
+// CUDA's rows of the same run, and the line for a GPU backend without a timer; and the whole-call rows'
+// ratios to the CPU's and CUDA's.
 import { describe, expect, it } from 'vitest';
 import type { Backend, DeviceBenchResult } from '../../electron/engine/backends/backend.js';
+import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import {
   compareWithCuda,
   deviceTimerInfo,
+  runBench,
   runDeviceBenches,
   type DeviceBenchRow,
 } from '../../electron/engine/pipeline/bench.js';
@@ -132,5 +135,34 @@ describe('device-timed bench rows', () => {
     rows.push(row('webgpu', undefined, 2), row('webgpu-unfused', undefined, 1));
     compareWithCuda(rows);
     expect(rows.map((r) => r.vsCuda)).toEqual([undefined, undefined, 0.5, 0.25, undefined]);
+  });
+});
+
+describe('whole-call rows', () => {
+  it('carry each backend’s speed over the CPU’s and CUDA’s, whichever order they ran in', async () => {
+    const cpu = await createCpuBackend({ threads: 1 });
+    // the CPU backend under other names: the ratios only need rows of the same op and size
+    const as = (name: 'cuda' | 'webgpu'): Backend => Object.create(cpu, { name: { value: name } }) as Backend;
+    try {
+      const rows = await runBench([as('webgpu'), cpu, as('cuda')], {
+        ops: ['fft'],
+        sizes: [256],
+        samples: 4096,
+        repeats: 1,
+      });
+      const by = (n: string) => rows.find((r) => r.backend === n)!;
+      expect(rows.map((r) => r.backend)).toEqual(['webgpu', 'cpu', 'cuda']);
+      for (const r of rows) {
+        expect(r.vsCpu).toBeCloseTo(r.samplesPerSecond / by('cpu').samplesPerSecond, 12);
+      }
+      expect(by('webgpu').vsCuda).toBeCloseTo(
+        by('webgpu').samplesPerSecond / by('cuda').samplesPerSecond,
+        12,
+      );
+      expect(by('cpu').vsCuda).toBeCloseTo(by('cpu').samplesPerSecond / by('cuda').samplesPerSecond, 12);
+      expect(by('cuda').vsCuda).toBeUndefined();
+    } finally {
+      await cpu.dispose();
+    }
   });
 });

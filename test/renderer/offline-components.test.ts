@@ -241,19 +241,23 @@ describe('BenchTable', () => {
     ...extra,
   });
 
-  it('shows one line per measurement with throughput, GFLOP/s, error and speedup', () => {
+  it('shows one line per measurement with throughput, GFLOP/s, error and speedups', () => {
     const w = mount(BenchTable, {
       props: {
         rows: [
           r('cpu', 1024, 104.8576, { gflops: 5.24, vsCpu: 1 }),
+          r('cuda', 1024, 1048.576, { vsCpu: 10 }),
           r('webgpu', 1024, 524.288, { vsCpu: 5, relError: 0.01 }),
+          r('webgpu', 4096, 300, {}),
         ],
       },
     });
     const cells = w.findAll('tbody tr').map((tr) => tr.findAll('td').map((td) => td.text()));
     expect(cells).toEqual([
-      ['cpu', 'fft', '1,024', '105', '5.24', '2.5e-8', '1×'],
-      ['webgpu', 'fft', '1,024', '524', '—', '1.0e-2', '5×'],
+      ['cpu', 'fft', '1,024', '105', '5.24', '2.5e-8', '1×', '0.1×'],
+      ['cuda', 'fft', '1,024', '1,049', '—', '2.5e-8', '10×', '—'],
+      ['webgpu', 'fft', '1,024', '524', '—', '1.0e-2', '5×', '0.5×'],
+      ['webgpu', 'fft', '4,096', '300', '—', '2.5e-8', '—', '—'],
     ]);
     expect(w.findAll('tbody td.bad')).toHaveLength(1); // an error above 1e-3 stands out
   });

@@ -136,7 +136,18 @@ export function registerBench(program: Command): void {
       }
       process.stdout.write(
         table(
-          ['backend', 'op', 'size', 'batch', 'median ms', 'Msamples/s', 'GFLOP/s', 'rel err', '× cpu'],
+          [
+            'backend',
+            'op',
+            'size',
+            'batch',
+            'median ms',
+            'Msamples/s',
+            'GFLOP/s',
+            'rel err',
+            '× cpu',
+            '× cuda',
+          ],
           rows.map((r) => [
             r.backend,
             r.op,
@@ -147,6 +158,7 @@ export function registerBench(program: Command): void {
             r.gflops !== undefined ? r.gflops.toFixed(2) : '-',
             r.relError.toExponential(1),
             r.vsCpu !== undefined ? r.vsCpu.toFixed(2) : '-',
+            r.vsCuda !== undefined ? r.vsCuda.toFixed(2) : '-',
           ]),
         ),
       );

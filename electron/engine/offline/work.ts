@@ -105,6 +105,7 @@ function rowInfo(r: BenchRow): BenchRowInfo {
   };
   if (r.gflops !== undefined) x.gflops = r.gflops;
   if (r.vsCpu !== undefined) x.vsCpu = r.vsCpu;
+  if (r.vsCuda !== undefined) x.vsCuda = r.vsCuda;
   return x;
 }
 

@@ -301,13 +301,23 @@ export async function runBench(
         throw new InvalidArgumentError(`bench sizes must be whole numbers ≥ 1, got ${size}`);
       if ((op === 'spectrogram' || op === 'correlate' || op === 'fir') && size > o.samples) continue;
       let cpu: BenchRow | undefined;
+      const these: BenchRow[] = [];
       for (const b of backends) {
         throwIfAborted(options.signal);
         const r = await benchOne(b, op, size, o);
         if (b.name === ('cpu' satisfies BackendName)) cpu = r;
         if (cpu) r.vsCpu = r.samplesPerSecond / cpu.samplesPerSecond;
+        these.push(r);
         rows.push(r);
         options.onRow?.(r);
+      }
+      // each backend's speed over the CPU's and CUDA's, whichever order they ran in
+      const ref = (name: BackendName) => these.find((r) => r.backend === name);
+      for (const r of these) {
+        const c = ref('cpu');
+        const g = ref('cuda');
+        if (c) r.vsCpu = r.samplesPerSecond / c.samplesPerSecond;
+        if (g && r !== g) r.vsCuda = r.samplesPerSecond / g.samplesPerSecond;
       }
     }
   }

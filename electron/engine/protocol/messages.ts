@@ -271,6 +271,8 @@ export interface BenchRowInfo {
   relError: number;
   /** samplesPerSecond / the CPU backend's, same op and size. */
   vsCpu?: number;
+  /** samplesPerSecond / the CUDA backend's, same op and size (rows of the other backends). */
+  vsCuda?: number;
 }
 
 /**
