@@ -19,9 +19,8 @@
 //     "--banner:js=import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
 //
 // --gpu nvidia passes the desktop app's switches for its WebGPU window (electron/main/gpu-window.ts: WebGPU,
-// Vulkan, exact timestamps, no workgroup zero-fill) and what headless Chromium needs to run on the GPU (the
-// blocklist off, ANGLE on Vulkan), as bench/live-gpu does for WebGL; --gpu swiftshader (the default here)
-// only shows the path.
+// Vulkan with ANGLE on it, exact timestamps, no workgroup zero-fill) and what headless Chromium needs to run
+// on the GPU (no Vulkan surface); --gpu swiftshader (the default here) only shows the path.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,29 +75,28 @@ const COMMON = [
   '--disable-sync',
 ];
 // The desktop app's switches for its WebGPU window (Linux), then what headless Chromium needs to put its GPU
-// process on the GPU; switch sets tried in turn until one gives a hardware adapter.
+// process on the GPU (no surface to present to); switch sets tried in turn until one gives a hardware
+// adapter. The first is what --probe-switches found enough on the lent H200, the second the earlier set.
 const APP = webGpuSwitches('linux').map(([name, value]) => (value ? `--${name}=${value}` : `--${name}`));
 const GPU_ARGS: Record<string, string[][]> = {
   nvidia: [
-    [...APP, '--ignore-gpu-blocklist', '--use-angle=vulkan', '--disable-vulkan-surface'],
-    [...APP, '--ignore-gpu-blocklist', '--use-vulkan=native', '--use-gl=angle', '--use-angle=vulkan'],
-    [...APP, '--ignore-gpu-blocklist'],
+    [...APP, '--disable-vulkan-surface'],
+    [...APP, '--ignore-gpu-blocklist', '--disable-vulkan-surface'],
   ],
   swiftshader: [['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader']],
 };
-// --probe-switches: before the bench, each set and the app's switches alone, one browser each, and the
-// adapter each gave (does the desktop app's window need more than its own switches?).
-// Headless, the GPU process has no surface to present to: --disable-vulkan-surface is tried with each.
-const ANGLE_VULKAN = APP.map((a) =>
+// --probe-switches: before the bench, the app's switches without and with ANGLE on Vulkan and the sets
+// above, one browser each, and the adapter each gave (what does the app's window need?).
+const NO_ANGLE = APP.filter((a) => !a.startsWith('--use-angle='));
+const ANGLE_FEATURES = NO_ANGLE.map((a) =>
   a.startsWith('--enable-features=') ? `${a},VulkanFromANGLE,DefaultANGLEVulkan` : a,
 );
 const PROBE_SETS: Record<string, string[][]> = {
   nvidia: [
-    APP,
-    [...APP, '--disable-vulkan-surface'],
-    [...APP, '--use-angle=vulkan', '--disable-vulkan-surface'],
-    [...ANGLE_VULKAN, '--disable-vulkan-surface'],
-    [...APP, '--ignore-gpu-blocklist', '--disable-vulkan-surface'],
+    NO_ANGLE,
+    [...NO_ANGLE, '--disable-vulkan-surface'],
+    [...ANGLE_FEATURES, '--disable-vulkan-surface'],
+    [...NO_ANGLE, '--ignore-gpu-blocklist', '--disable-vulkan-surface'],
     ...(GPU_ARGS.nvidia ?? []),
   ],
 };

@@ -37,7 +37,8 @@ export function linuxVulkanDriver(
   list: (dir: string) => string[],
 ): boolean {
   if (env.VK_DRIVER_FILES || env.VK_ICD_FILENAMES) return true;
-  const data = [env.XDG_DATA_HOME, ...(env.XDG_DATA_DIRS ?? '/usr/local/share:/usr/share').split(':')];
+  const home = env.XDG_DATA_HOME ?? (env.HOME ? `${env.HOME}/.local/share` : undefined);
+  const data = [home, ...(env.XDG_DATA_DIRS ?? '/usr/local/share:/usr/share').split(':')];
   const dirs = ['/etc/vulkan/icd.d', ...data.filter((d) => d).map((d) => `${d}/vulkan/icd.d`)];
   return dirs.some((d) => list(d).some((f) => f.endsWith('.json')));
 }

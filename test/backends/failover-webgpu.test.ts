@@ -16,6 +16,7 @@ import {
 import { getWindow } from '../../electron/engine/dsp/windows.js';
 import { BackendFailedError, type PhasorWarning } from '../../electron/engine/errors.js';
 import { concat, randomF32, relL2 } from '../conformance/util.js';
+import { MAP_READ, MAP_WRITE } from '../../electron/engine/backends/webgpu/gpu.js';
 import { useSwiftShader } from '../webgpu/gpu.js';
 
 useSwiftShader();
@@ -56,10 +57,6 @@ async function chain(warnings: PhasorWarning[]): Promise<{ b: Backend; gpu: () =
   const b = await FailoverBackend.open(providers, (w) => warnings.push(w));
   return { b, gpu: () => gpu! };
 }
-
-// GPUBufferUsage's mapping bits
-const MAP_READ = 0x1;
-const MAP_WRITE = 0x2;
 
 describe.skipIf(!probe.available)('webgpu failover', () => {
   const x = randomF32(120_000, 7);

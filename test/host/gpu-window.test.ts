@@ -88,6 +88,8 @@ describe('the WebGPU window and the engine host’s ports to it', () => {
     ).toBe(true);
     expect(linuxVulkanDriver({}, (d) => (d === '/etc/vulkan/icd.d' ? ['amd.json'] : []))).toBe(true);
     expect(linuxVulkanDriver({ VK_ICD_FILENAMES: '/x/icd.json' }, () => [])).toBe(true);
+    const inHome = (d: string) => (d === '/home/u/.local/share/vulkan/icd.d' ? ['mine.json'] : []);
+    expect(linuxVulkanDriver({ HOME: '/home/u' }, inHome)).toBe(true);
   });
 
   it('gives the host a port per backend, one end to the window, and the host computes through it', async () => {
