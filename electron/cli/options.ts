@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { backendNames } from '../engine/backends/registry.js';
-import { cpuPrecisions } from '../engine/backends/cpu/precision.js';
+import { cpuPrecisions, defaultCpuPrecision } from '../engine/backends/cpu/precision.js';
 import { parseHz } from './util.js';
 
 /** --format/--rate/--center/--iq for raw and I/Q files, --backend, --json. */
@@ -31,7 +31,7 @@ export function addPrecisionOption(cmd: Command): Command {
         'implies --backend cpu, which auto then picks)',
     )
       .choices([...cpuPrecisions])
-      .default('single'),
+      .default(defaultCpuPrecision),
   );
 }
 

@@ -7,7 +7,9 @@ import {
   hostProviders,
   listBackends,
   openBackend,
+  prepareBackend,
 } from '../../electron/engine/backends/registry.js';
+import { FailoverBackend } from '../../electron/engine/backends/failover.js';
 import { BackendUnavailableError, InvalidArgumentError } from '../../electron/engine/errors.js';
 
 describe('backend registry', () => {
@@ -35,6 +37,25 @@ describe('backend registry', () => {
       await expect(openBackend(b.name)).rejects.toBeInstanceOf(BackendUnavailableError);
       await expect(openBackend(b.name)).rejects.toThrow(`backend ${b.name} is not available: ${b.reason}`);
     }
+  });
+
+  it('a prepared backend goes to the next job that opens it with the same options, once', async () => {
+    const active = (b: Awaited<ReturnType<typeof openBackend>>) =>
+      b instanceof FailoverBackend ? b.active : b;
+    const ready = await prepareBackend('auto', { cpuPrecision: 'single' });
+    // another precision is another backend; then auto and the backend's own name both take the prepared one
+    const double = await openBackend('cpu', { cpuPrecision: 'double' });
+    expect(active(double)).not.toBe(ready);
+    const taken = await openBackend(ready.name, { cpuPrecision: 'single' });
+    expect(active(taken)).toBe(ready);
+    const again = await openBackend('auto', { cpuPrecision: 'single' });
+    expect(active(again)).not.toBe(ready);
+    const y = await taken.fft(Float32Array.from([1, 0, 2, 0, 3, 0, 4, 0]), 4);
+    expect(Array.from(y)).toEqual([10, 0, -2, 2, -2, 0, -2, -2]);
+    for (const b of [double, taken, again]) await b.dispose();
+    await expect(prepareBackend('auto', { exclude: { webgpu: 'not here' } })).rejects.toThrow(
+      /default host options/,
+    );
   });
 
   it('reads PHASOR_CPU_THREADS', () => {

@@ -134,6 +134,57 @@ export interface OpenBackendOptions extends HostBackendOptions {
   onWarning?: WarningHandler;
 }
 
+/** A backend created ahead of its job (the CLI's standby process): the provider's instance, taken by the
+ * next openBackend whose chain starts with that provider under the same host options. */
+let prepared: { name: BackendName; key: string; backend: Promise<Backend> } | undefined;
+
+const preparedKey = (options: HostBackendOptions): string | undefined =>
+  options.exclude || options.replace || options.cpuWorkerUrl ? undefined : (options.cpuPrecision ?? '');
+
+/**
+ * Creates now the backend that openBackend(choice, options) would open first, for a job that comes later:
+ * that job does not wait for a GPU's driver and context. Only the default host options (no exclusions or
+ * replacements) are kept this way. Resolves to the backend (the provider's own, not failing over).
+ */
+export async function prepareBackend(choice: string, options: HostBackendOptions = {}): Promise<Backend> {
+  const key = preparedKey(options);
+  if (key === undefined)
+    throw new InvalidArgumentError('a backend is prepared with the default host options only');
+  const first = (await chainFor(choice, hostProviders(options)))[0];
+  const backend = first.create();
+  prepared = { name: first.name, key, backend };
+  try {
+    return await backend;
+  } catch (e) {
+    if (prepared?.backend === backend) prepared = undefined;
+    throw e;
+  }
+}
+
+/** The providers a choice opens, first to last: `auto` from the first usable one, a name then the CPU. */
+async function chainFor(choice: string, hosted: readonly BackendProvider[]): Promise<BackendProvider[]> {
+  if (choice === 'auto') {
+    // the first usable provider opens; the ones after it are probed only if the work moves to them
+    // (FailoverBackend), so a CUDA job does not start Dawn and the Vulkan driver as well
+    let first = -1;
+    for (let i = 0; i < hosted.length && first < 0; i++) if (await usable(hosted[i])) first = i;
+    if (first < 0) throw new BackendUnavailableError('auto', 'no backend is available');
+    return hosted.slice(first);
+  }
+  const asked = hosted[providers.indexOf(getProvider(choice))];
+  const a = await asked.probe();
+  if (!a.available) throw new BackendUnavailableError(asked.name, a.reason);
+  return [asked, ...hosted.filter((p) => p !== asked && p.name === 'cpu')];
+}
+
+/** The chain with its first provider handing out the prepared backend, when it matches. */
+function takePrepared(chain: BackendProvider[], options: HostBackendOptions): BackendProvider[] {
+  const held = prepared;
+  if (!held || held.name !== chain[0].name || held.key !== preparedKey(options)) return chain;
+  prepared = undefined;
+  return [{ ...chain[0], create: () => held.backend }, ...chain.slice(1)];
+}
+
 /**
  * Opens a backend for a host. 'auto' picks the best available one; a name asks for that backend and is an
  * error (saying why) when it is unavailable. Either way the result hands a block to the next available
@@ -143,20 +194,6 @@ export async function openBackend(
   choice: 'auto' | BackendName | string = 'auto',
   options: OpenBackendOptions = {},
 ): Promise<Backend> {
-  const hosted = hostProviders(options);
-  let chain: BackendProvider[];
-  if (choice === 'auto') {
-    // the first usable provider opens; the ones after it are probed only if the work moves to them
-    // (FailoverBackend), so a CUDA job does not start Dawn and the Vulkan driver as well
-    let first = -1;
-    for (let i = 0; i < hosted.length && first < 0; i++) if (await usable(hosted[i])) first = i;
-    if (first < 0) throw new BackendUnavailableError('auto', 'no backend is available');
-    chain = hosted.slice(first);
-  } else {
-    const asked = hosted[providers.indexOf(getProvider(choice))];
-    const a = await asked.probe();
-    if (!a.available) throw new BackendUnavailableError(asked.name, a.reason);
-    chain = [asked, ...hosted.filter((p) => p !== asked && p.name === 'cpu')];
-  }
+  const chain = takePrepared(await chainFor(choice, hostProviders(options)), options);
   return FailoverBackend.open(chain, options.onWarning);
 }

@@ -37,7 +37,7 @@ import type { Job } from './jobs.js';
 import { WorkerPool, defaultWorkerSpec } from './pool.js';
 import { CpuSpectrogram } from './spectrogram.js';
 import { simdKernels, simdUnavailableReason } from './simd.js';
-import { cpuPrecisions, type CpuPrecision } from './precision.js';
+import { cpuPrecisions, defaultCpuPrecision, type CpuPrecision } from './precision.js';
 
 export interface CpuBackendOptions {
   /** Worker threads for large jobs; default os.availableParallelism(). 0 = compute on the calling thread. */
@@ -242,7 +242,7 @@ export async function createCpuBackend(options: CpuBackendOptions = {}): Promise
   if (options.workerUrl !== undefined && !(options.workerUrl instanceof URL)) {
     throw new InvalidArgumentError('cpu backend: workerUrl must be a URL');
   }
-  const precision = options.precision ?? 'single';
+  const precision = options.precision ?? defaultCpuPrecision;
   if (!cpuPrecisions.includes(precision)) {
     throw new InvalidArgumentError(
       `cpu backend: precision must be single or double, got "${String(precision)}"`,

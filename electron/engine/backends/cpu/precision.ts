@@ -2,3 +2,5 @@
 
 export type CpuPrecision = 'single' | 'double';
 export const cpuPrecisions: readonly CpuPrecision[] = ['single', 'double'];
+/** The default: float32 SIMD where the transform sizes allow. */
+export const defaultCpuPrecision: CpuPrecision = 'single';
