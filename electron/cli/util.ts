@@ -76,15 +76,22 @@ export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): 
   const started = new AbortController();
   for (const s of inputs) void s.prefetch?.(started.signal);
   try {
-    return await openBackend(backendForPrecision(opts.backend, opts.precision), {
-      onWarning: warn,
-      ...(opts.precision ? { cpuPrecision: opts.precision } : {}),
-    });
+    return await openBackend(...jobBackend(opts));
   } catch (e) {
     started.abort();
     await Promise.all(inputs.map((s) => s.close()));
     throw e;
   }
+}
+
+/** What a job opens for its --backend and --precision (a standby opens the default ahead of its job). */
+export function jobBackend(
+  opts: Pick<FileOptions, 'backend' | 'precision'>,
+): [string, { onWarning: typeof warn; cpuPrecision?: CpuPrecision }] {
+  return [
+    backendForPrecision(opts.backend, opts.precision),
+    { onWarning: warn, ...(opts.precision ? { cpuPrecision: opts.precision } : {}) },
+  ];
 }
 
 /** The backend to open for --backend and --precision: double precision exists on the CPU backend only. */

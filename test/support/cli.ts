@@ -22,7 +22,8 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [phasorBin, ...args], {
       cwd: options.cwd ?? root,
-      env: { ...process.env, ...options.env },
+      // a standby the developer started (`phasor standby start`) is not used unless a test asks for it
+      env: { ...process.env, PHASOR_STANDBY: 'off', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

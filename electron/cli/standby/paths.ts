@@ -1,0 +1,110 @@
+// Where a standby process waits for jobs: a Unix socket in a folder only this user may enter, named after
+// the build and the Node that run it, so a job never reaches a standby of another build or another user.
+
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The hidden first argument that makes main.js a standby process. */
+export const STANDBY_SERVE = '__standby';
+
+/** The commands a standby runs; the others (serve, monitor, bench, standby) always run in their own process. */
+export const STANDBY_COMMANDS: ReadonlySet<string> = new Set([
+  'info',
+  'peaks',
+  'spectrogram',
+  'filter',
+  'correlate',
+]);
+
+/** Environment variables that differ between shells without changing what a job does, and the client's
+ * switch (PHASOR_STANDBY) and the standby's own (PHASOR_STANDBY_NEXT). */
+const VOLATILE_ENV = new Set([
+  'PWD',
+  'OLDPWD',
+  '_',
+  'SHLVL',
+  'COLUMNS',
+  'LINES',
+  'PHASOR_STANDBY',
+  'PHASOR_STANDBY_NEXT',
+]);
+
+/** The environment a job's result may depend on, as compared between a client and a standby. */
+export function jobEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(env).sort()) {
+    const v = env[k];
+    if (v !== undefined && !VOLATILE_ENV.has(k)) out[k] = v;
+  }
+  return out;
+}
+
+/** A digest of a job environment, to compare without sending it. */
+export function environmentDigest(env: Record<string, string>): string {
+  return createHash('sha256').update(JSON.stringify(env)).digest('hex').slice(0, 16);
+}
+
+/** The names of the variables set differently in two job environments (never their values). */
+export function differingVariables(a: Record<string, string>, b: Record<string, string>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
+}
+
+/** The CLI's compiled entry (dist/electron/cli/main.js). */
+export const mainScript = fileURLToPath(new URL('../main.js', import.meta.url));
+
+/** The folder of this user's standby sockets: $XDG_RUNTIME_DIR/phasor, else phasor-<uid> in the temporary
+ * folder. */
+export function standbyDir(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime) return join(runtime, 'phasor');
+  return join(tmpdir(), `phasor-${process.getuid?.() ?? 'user'}`);
+}
+
+/** The socket of the standby for this build and this Node. */
+export function standbySocket(env: NodeJS.ProcessEnv = process.env): string {
+  const built = statSync(mainScript);
+  const key = createHash('sha256')
+    .update([mainScript, built.mtimeMs, built.ino, process.execPath, process.version].join('\0'))
+    .digest('hex')
+    .slice(0, 16);
+  return join(standbyDir(env), `standby-${key}.sock`);
+}
+
+/** A file beside the socket holding the pid of a standby that is starting (not listening yet). */
+export const warmingFile = (socketPath: string) => `${socketPath}.starting`;
+/** The standbys' shared log (their own errors; a job's output goes to its client). */
+export const logFile = (socketPath: string) => `${socketPath}.log`;
+/** Written by `phasor standby stop`: a standby that started before it exits instead of listening. */
+export const stoppedFile = (socketPath: string) => `${socketPath}.stopped`;
+
+/** The pid of a standby that is starting (not listening yet), if one is. */
+export function startingStandby(socketPath: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(warmingFile(socketPath), 'utf8'));
+    // a pid left by a standby that was killed may belong to another process by now
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(STANDBY_SERVE)) return undefined;
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the folder may not hold a standby's socket (another owner, open to others, a link), or undefined if
+ * it is fine; `create` makes it (mode 0700) when missing. */
+export function privateDirProblem(dir: string, create: boolean): string | undefined {
+  if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return 'does not exist';
+  }
+  if (!st.isDirectory()) return 'is not a folder';
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `belongs to user ${st.uid}, not to this user (${uid})`;
+  if ((st.mode & 0o077) !== 0) return `may be entered by other users (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}

@@ -1,0 +1,201 @@
+// `phasor standby`: a process kept ready for the next file job. Jobs through it give the same bytes and
+// the same exit statuses as jobs run in their own process; Ctrl-C and a killed client cancel the job and
+// leave nothing behind; a standby of another environment or in a folder open to others is not used.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { phasorBin, runCli, tempDir } from '../support/cli.js';
+import { noise } from '../support/signals.js';
+import { writeTestWav } from '../support/wav.js';
+
+const tmp = tempDir('phasor-standby-');
+afterAll(() => tmp.remove());
+const f = (name: string) => join(tmp.dir, name);
+
+// every standby of this file lives in a runtime folder of its own
+const runtime = f('run');
+mkdirSync(runtime, { mode: 0o700 });
+const env = { XDG_RUNTIME_DIR: runtime, PHASOR_STANDBY: 'on' };
+const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { env: { ...env, ...extra } });
+
+interface Info {
+  pid: number;
+  backend: string;
+}
+async function status(): Promise<Info | null> {
+  const r = await cli(['standby', 'status', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Info | null;
+}
+async function start(...args: string[]): Promise<Info> {
+  const r = await cli(['standby', 'start', '--json', ...args]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Info;
+}
+
+const input = f('in.cf32');
+writeFileSync(input, Buffer.from(new Float32Array(noise(1 << 16, 3, 0.5)).buffer));
+const filterArgs = (out: string) => [
+  'filter',
+  input,
+  '--format',
+  'cf32',
+  '--rate',
+  '48k',
+  '--lowpass',
+  '5k',
+  '-o',
+  out,
+  '--backend',
+  'cpu',
+  '--json',
+];
+
+afterEach(async () => {
+  await cli(['standby', 'stop']);
+});
+
+describe('phasor standby', () => {
+  it('runs a job with the same output, and hands the socket to the next standby', async () => {
+    const first = await start('--idle', '5m');
+    expect(first.backend).toMatch(/^(cpu|cuda|webgpu) /);
+    const via = await cli(filterArgs(f('via.sigmf-data')));
+    expect(via.code, via.stderr).toBe(0);
+    const here = await runCli(filterArgs(f('here.sigmf-data')));
+    expect(here.code, here.stderr).toBe(0);
+    expect(via.stdout.replace('via.', 'here.')).toBe(here.stdout);
+    expect(readFileSync(f('via.sigmf-data')).equals(readFileSync(f('here.sigmf-data')))).toBe(true);
+    // the first standby took the job and exited; its successor waits now
+    const next = await start();
+    expect(next.pid).not.toBe(first.pid);
+    // a usage error and a bad input: the same statuses and one-line messages as in a process of their own
+    const usage = await cli(['filter', input, '--lowpass', 'x', '-o', f('u.wav')]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^phasor: .*--lowpass/);
+    const missing = await cli(['info', f('nothing.wav')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toContain('nothing.wav');
+  }, 60_000);
+
+  it('a job of another environment runs in its own process, saying why; start there replaces it', async () => {
+    const waiting = await start();
+    const r = await cli(filterArgs(f('other.sigmf-data')), { PHASOR_CPU_THREADS: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^phasor: warning: the standby was not used: its environment differs in PHASOR_CPU_THREADS /,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect((await status())?.pid).toBe(waiting.pid);
+    // the same variable set, and `standby start` in that environment: a new standby takes its jobs
+    const other = await cli(['standby', 'start', '--json'], { PHASOR_CPU_THREADS: '1' });
+    expect(other.code, other.stderr).toBe(0);
+    expect((JSON.parse(other.stdout) as Info).pid).not.toBe(waiting.pid);
+    const there = await cli(filterArgs(f('other.sigmf-data')), { PHASOR_CPU_THREADS: '1' });
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.stderr).toBe('');
+  }, 60_000);
+
+  it('stop ends it; --idle ends it after that long without a job', async () => {
+    await start();
+    const stop = await cli(['standby', 'stop']);
+    expect(stop.stdout).toMatch(/stopped the standby/);
+    expect(await status()).toBeNull();
+    await start('--idle', '1s');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await status()).toBeNull();
+  }, 60_000);
+
+  it('is not used from a folder that other users may enter', async () => {
+    await start();
+    chmodSync(join(runtime, 'phasor'), 0o755);
+    try {
+      const r = await cli(filterArgs(f('open.sigmf-data')));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/phasor: warning: .*may be entered by other users.*not used/);
+      const refused = await cli(['standby', 'start']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/may be entered by other users/);
+    } finally {
+      chmodSync(join(runtime, 'phasor'), 0o700);
+    }
+  }, 60_000);
+
+  it('stop while a job runs: the job finishes, and no standby follows it', async () => {
+    await start();
+    const dir = tempDir('phasor-standby-stop-');
+    try {
+      const big = join(dir.dir, 'big.wav');
+      writeTestWav(big, noise(3_000_000, 7, 0.5), 48000, 1, 'float32');
+      const out = join(dir.dir, 'out.wav');
+      const job = cli([
+        'filter',
+        big,
+        '-o',
+        out,
+        '--lowpass',
+        '1000',
+        '--numtaps',
+        '1023',
+        '--backend',
+        'cpu',
+      ]);
+      const started = Date.now();
+      while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await cli(['standby', 'stop']);
+      const r = await job;
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(dir.dir).sort()).toEqual(['big.wav', 'out.wav']);
+      // a successor started during or after the job sees the stop and exits before it listens
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await status()).toBeNull();
+      const left = await cli(['standby', 'status']);
+      expect(left.stdout).toBe('no standby is waiting\n');
+    } finally {
+      dir.remove();
+    }
+  }, 60_000);
+
+  for (const how of ['SIGINT', 'SIGKILL'] as const) {
+    it(`a client ${how === 'SIGINT' ? 'cancelled with Ctrl-C' : 'killed with -9'} leaves no output`, async () => {
+      const waiting = await start();
+      const dir = tempDir('phasor-standby-cancel-');
+      try {
+        const big = join(dir.dir, 'big.wav');
+        writeTestWav(big, noise(6_000_000, 5, 0.5), 48000, 1, 'float32');
+        const out = join(dir.dir, 'out.wav');
+        const child = spawn(
+          process.execPath,
+          [phasorBin, 'filter', big, '-o', out, '--lowpass', '1000', '--numtaps', '2047', '--backend', 'cpu'],
+          { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        // once the standby's job writes its temporary output
+        const started = Date.now();
+        while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        child.kill(how);
+        const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+        if (how === 'SIGINT') {
+          expect(code).toBe(130);
+          expect(stderr).toMatch(/phasor: cancelled/);
+        }
+        // the standby's job notices its client gone and removes the temporary output
+        const gone = Date.now();
+        while (readdirSync(dir.dir).length > 1 && Date.now() - gone < 20000) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(readdirSync(dir.dir)).toEqual(['big.wav']);
+        // it was the standby's job: a successor waits in its place
+        expect((await start()).pid).not.toBe(waiting.pid);
+      } finally {
+        dir.remove();
+      }
+    }, 60_000);
+  }
+});
