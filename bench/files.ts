@@ -4,7 +4,7 @@
 //   npm run build && npx tsx bench/files.ts [--size 256M|1G|4G] [--dir /tmp/phasor-bench]
 //     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks] [--runs 5] [--cold]
 //     [--python python3] [--json out.json] [--baseline OTHER/dist/electron/cli/main.js]
-//     [--scripts scipy,cupy] [--no-sync]
+//     [--scripts scipy,cupy] [--no-sync] [--standby]
 //
 // Writes (once; reused while its size matches) a raw cf32 file of complex noise plus two tones, and a
 // 4096-sample template cut from it. Every cell is one spawned process, timed whole: the floors (`cat IN >
@@ -17,7 +17,9 @@
 // --baseline adds the same phasor jobs run by another build's CLI (a checkout of an older commit, built),
 // side by side in the same rounds (the two swap places every other round): before and after on one machine.
 // --no-sync adds the jobs that write a file run with --no-sync (their output renamed without waiting for
-// the disk).
+// the disk). --standby adds each phasor job run through a standby process (`phasor standby start`, made
+// ready before the run, untimed); the other phasor cells run with PHASOR_STANDBY=off. A standby row's peak
+// RSS is the client's, not the job's, and is not shown.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
@@ -79,6 +81,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     scripts: { type: 'string', default: 'scipy,cupy' },
     'no-sync': { type: 'boolean', default: false },
+    standby: { type: 'boolean', default: false },
   },
 });
 
@@ -367,6 +370,8 @@ interface Cell {
   times: number[];
   rss: number[];
   failed?: string;
+  /** Run through a standby process (made ready before each run, untimed). */
+  standby?: boolean;
 }
 
 function checkSize(path: string, expected: number): void {
@@ -414,10 +419,10 @@ function checkPeaks(stdout: string): void {
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
 /** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table; `noSync`
- * adds --no-sync (jobs that write a file). */
-function phasorCell(job: Job, backend: string, js?: string, noSync = false): Cell {
-  const name = `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}`;
-  const base = { job, impl: 'phasor' as const, name, times: [], rss: [] };
+ * adds --no-sync (jobs that write a file); `standby` runs it through a standby process. */
+function phasorCell(job: Job, backend: string, js?: string, noSync = false, standby = false): Cell {
+  const name = `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}${standby ? ' (standby)' : ''}`;
+  const base = { job, impl: 'phasor' as const, name, times: [], rss: [], standby };
   const common = [...raw, '--backend', backend, '--json', ...(noSync ? ['--no-sync'] : [])];
   const cli = (args: string[]) => [process.execPath, js ?? phasorJs, job, ...args, ...common];
   switch (job) {
@@ -598,8 +603,22 @@ function probeBackend(backend: string): string | null {
 const hasTime = existsSync('/usr/bin/time');
 const rssFile = join(dir, 'files-rss.txt');
 
+/** The environment of phasor's processes: a standby is used by the standby cells only. */
+const standbyEnv = (on: boolean) => ({ ...process.env, PHASOR_STANDBY: on ? 'on' : 'off' });
+
+function standbyCommand(command: 'start' | 'stop'): void {
+  const r = spawnSync(process.execPath, [phasorJs, 'standby', command], {
+    encoding: 'utf8',
+    env: standbyEnv(true),
+  });
+  if (r.status !== 0) throw new Error(`phasor standby ${command}: ${r.stderr.trim()}`);
+}
+
 function runCell(cell: Cell, evictor: Evictor | null): void {
   for (const o of cell.outputs) rmSync(o, { force: true });
+  // the standby that the last standby job started is ready (or a new one), as for a user whose jobs come
+  // more than the start of one apart
+  if (cell.standby) standbyCommand('start');
   if (evictor && !evictor.evict([input, template])) throw new Error(`${evictor.name} failed`);
   const argv = hasTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile, ...cell.argv] : cell.argv;
   const t0 = performance.now();
@@ -607,6 +626,7 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
     encoding: 'utf8',
     maxBuffer: 64 * MiB,
     stdio: ['ignore', cell.discardStdout ? 'ignore' : 'pipe', 'pipe'],
+    env: standbyEnv(!!cell.standby),
   });
   const wall = (performance.now() - t0) / 1000;
   try {
@@ -618,7 +638,7 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
     for (const o of cell.outputs) rmSync(o, { force: true });
   }
   cell.times.push(wall);
-  cell.rss.push(hasTime ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
+  cell.rss.push(hasTime && !cell.standby ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -757,9 +777,9 @@ for (const job of jobs) {
   for (const b of available) {
     if (values.baseline !== undefined) cells.push(phasorCell(job, b, values.baseline));
     cells.push(phasorCell(job, b));
-    if (values['no-sync'] && (job === 'filter' || job === 'spectrogram')) {
-      cells.push(phasorCell(job, b, undefined, true));
-    }
+    const writes = job === 'filter' || job === 'spectrogram';
+    if (values['no-sync'] && writes) cells.push(phasorCell(job, b, undefined, true));
+    if (values.standby) cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, true));
   }
   if (python.scipy && scripts.has('scipy')) cells.push(pythonCell(job, 'numpy'));
   if (python.cupy && scripts.has('cupy')) cells.push(pythonCell(job, 'cupy'));
@@ -813,6 +833,7 @@ for (let round = 1; round <= runs; round++) {
   }
 }
 const loadEnd = loadavg();
+if (values.standby) standbyCommand('stop');
 
 const summary = summarize(cells);
 const command = `npx tsx bench/files.ts ${process.argv.slice(2).join(' ')}`.trim();
