@@ -72,7 +72,11 @@ function exitCodeFor(err: unknown): number {
   return 1;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs one command line. `standby` (a standby process, which runs one job after another and handles signals
+ * and its exit itself) leaves process-wide handlers alone.
+ */
+export async function main(argv: string[], options: { standby?: boolean } = {}): Promise<number> {
   const debug = argv.includes('--debug');
   const program = new Command('phasor')
     .description(
@@ -98,9 +102,11 @@ export async function main(argv: string[]): Promise<number> {
   for (const [, load] of only ? [only] : COMMANDS) (await load())(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
 
-  process.once('exit', cleanup);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  if (!options.standby) {
+    process.once('exit', cleanup);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,6 +1,7 @@
-// `phasor standby`: a process kept ready for the next file job. Jobs through it give the same bytes and
-// the same exit statuses as jobs run in their own process; Ctrl-C and a killed client cancel the job and
-// leave nothing behind; a standby of another environment or in a folder open to others is not used.
+// `phasor standby`: a process kept ready for file jobs. Jobs through it give the same bytes and the same
+// exit statuses as jobs run in their own process, one after another in the same process; Ctrl-C and a
+// killed client cancel the job and leave nothing behind, and the standby goes on; a standby of another
+// environment or in a folder open to others is not used.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +23,8 @@ const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { en
 interface Info {
   pid: number;
   backend: string;
+  jobs: number;
+  idleUntil: number;
 }
 async function status(): Promise<Info | null> {
   const r = await cli(['standby', 'status', '--json']);
@@ -57,18 +60,22 @@ afterEach(async () => {
 });
 
 describe('phasor standby', () => {
-  it('runs a job with the same output, and hands the socket to the next standby', async () => {
+  it('runs jobs one after another with the same output as their own processes', async () => {
     const first = await start('--idle', '5m');
     expect(first.backend).toMatch(/^(cpu|cuda|webgpu) /);
-    const via = await cli(filterArgs(f('via.sigmf-data')));
-    expect(via.code, via.stderr).toBe(0);
+    expect(first.jobs).toBe(0);
     const here = await runCli(filterArgs(f('here.sigmf-data')));
     expect(here.code, here.stderr).toBe(0);
-    expect(via.stdout.replace('via.', 'here.')).toBe(here.stdout);
-    expect(readFileSync(f('via.sigmf-data')).equals(readFileSync(f('here.sigmf-data')))).toBe(true);
-    // the first standby took the job and exited; its successor waits now
-    const next = await start();
-    expect(next.pid).not.toBe(first.pid);
+    for (const name of ['via1', 'via2']) {
+      const via = await cli(filterArgs(f(`${name}.sigmf-data`)));
+      expect(via.code, via.stderr).toBe(0);
+      expect(via.stdout.replace(`${name}.`, 'here.')).toBe(here.stdout);
+      expect(readFileSync(f(`${name}.sigmf-data`)).equals(readFileSync(f('here.sigmf-data')))).toBe(true);
+    }
+    // the same standby ran both
+    const after = await status();
+    expect(after?.pid).toBe(first.pid);
+    expect(after?.jobs).toBe(2);
     // a usage error and a bad input: the same statuses and one-line messages as in a process of their own
     const usage = await cli(['filter', input, '--lowpass', 'x', '-o', f('u.wav')]);
     expect(usage.code).toBe(2);
@@ -77,6 +84,7 @@ describe('phasor standby', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toContain('nothing.wav');
+    expect((await status())?.jobs).toBe(4);
   }, 60_000);
 
   it('a job of another environment runs in its own process, saying why; start there replaces it', async () => {
@@ -122,8 +130,8 @@ describe('phasor standby', () => {
     }
   }, 60_000);
 
-  it('stop while a job runs: the job finishes, and no standby follows it', async () => {
-    await start();
+  it('a job while it is busy runs in its own process; stop while a job runs lets the job finish', async () => {
+    const waiting = await start();
     const dir = tempDir('phasor-standby-stop-');
     try {
       const big = join(dir.dir, 'big.wav');
@@ -145,15 +153,20 @@ describe('phasor standby', () => {
       while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
         await new Promise((r) => setTimeout(r, 5));
       }
-      await cli(['standby', 'stop']);
+      const busy = await status();
+      expect(busy?.pid).toBe(waiting.pid);
+      expect(busy?.idleUntil).toBe(0);
+      // another job meanwhile: in its own process, without a word
+      const beside = await cli(filterArgs(f('beside.sigmf-data')));
+      expect(beside.code, beside.stderr).toBe(0);
+      expect(beside.stderr).toBe('');
+      const stop = await cli(['standby', 'stop']);
+      expect(stop.stdout).toMatch(/stopped the standby/);
       const r = await job;
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(dir.dir).sort()).toEqual(['big.wav', 'out.wav']);
-      // a successor started during or after the job sees the stop and exits before it listens
-      await new Promise((r) => setTimeout(r, 3000));
+      await new Promise((r) => setTimeout(r, 500));
       expect(await status()).toBeNull();
-      const left = await cli(['standby', 'status']);
-      expect(left.stdout).toBe('no standby is waiting\n');
     } finally {
       dir.remove();
     }
@@ -191,8 +204,12 @@ describe('phasor standby', () => {
           await new Promise((r) => setTimeout(r, 20));
         }
         expect(readdirSync(dir.dir)).toEqual(['big.wav']);
-        // it was the standby's job: a successor waits in its place
-        expect((await start()).pid).not.toBe(waiting.pid);
+        // it was the standby's job, and the standby runs the next one
+        const next = await cli(filterArgs(f(`after-${how}.sigmf-data`)));
+        expect(next.code, next.stderr).toBe(0);
+        const after = await status();
+        expect(after?.pid).toBe(waiting.pid);
+        expect(after?.jobs).toBe(2);
       } finally {
         dir.remove();
       }

@@ -13,7 +13,7 @@ import {
   stoppedFile,
 } from '../standby/paths.js';
 import { Frame, FrameReader, writeFrame, type StandbyInfo } from '../standby/protocol.js';
-import { DEFAULT_IDLE_MS, startSuccessor } from '../standby/launch.js';
+import { DEFAULT_IDLE_MS, startStandby } from '../standby/launch.js';
 import { printJson } from '../util.js';
 
 /** "90", "90s", "15m", "2h", "500ms" → ms. */
@@ -46,7 +46,8 @@ async function ask(path: string, kind: number = Frame.ping): Promise<StandbyInfo
 
 function describe(info: StandbyInfo): string {
   const minutes = Math.max(0, (info.idleUntil - Date.now()) / 60_000);
-  return `pid ${info.pid}, backend ${info.backend}; exits after ${minutes.toFixed(1)} more min without a job`;
+  const when = info.idleUntil ? `exits after ${minutes.toFixed(1)} more min without a job` : 'running a job';
+  return `pid ${info.pid}, backend ${info.backend}, ${info.jobs} jobs run, ${info.rssMiB} MiB resident; ${when}`;
 }
 
 function lastLogLine(path: string): string {
@@ -62,12 +63,12 @@ export function registerStandby(program: Command): void {
   const standby = program
     .command('standby')
     .description(
-      'keep a process ready for the next file job (Node and the GPU started): jobs run in a few ms ' +
-        'instead of waiting 0.3–0.5 s for the GPU driver',
+      'keep a process ready for file jobs (Node and the GPU started): info, peaks, spectrogram, filter and ' +
+        'correlate run there, without waiting 0.3–0.5 s for Node and the GPU driver',
     );
   standby
     .command('start')
-    .description('start a standby process and wait until it is ready; each job it runs starts the next')
+    .description('start a standby process and wait until it is ready')
     .option('--idle <time>', 'exit after this long without a job (90s, 15m, 2h)', (v) =>
       parseDuration(v, '--idle'),
     )
@@ -84,7 +85,7 @@ export function registerStandby(program: Command): void {
         info = undefined;
       }
       if (!info) {
-        const pid = startingStandby(path) ?? startSuccessor(opts.idle ?? DEFAULT_IDLE_MS, path, Date.now());
+        const pid = startingStandby(path) ?? startStandby(opts.idle ?? DEFAULT_IDLE_MS, path, Date.now());
         const deadline = Date.now() + 60_000;
         while (!info && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 50));
@@ -111,7 +112,7 @@ export function registerStandby(program: Command): void {
         process.stdout.write('no standby is waiting\n');
         return;
       }
-      // standbys starting now (a running job's successor) see this and exit instead of listening
+      // a standby starting now sees this and exits instead of listening
       rmSync(stoppedFile(path), { force: true });
       writeFileSync(stoppedFile(path), '', { mode: 0o600 });
       const info = await ask(path, Frame.stop);

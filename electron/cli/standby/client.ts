@@ -42,8 +42,8 @@ export function connectTo(path: string, timeoutMs = 1000): Promise<Socket | unde
   });
 }
 
-/** Waits (up to 3 s) for a standby that is starting, as the successor of the last job is while that job
- * runs: starting Node and a GPU here would take as long, and start a second context beside it. */
+/** Waits (up to 3 s) for a standby that is starting (`phasor standby start` run a moment ago): starting Node
+ * and a GPU here would take as long, and open a second context beside it. */
 async function startedSoon(path: string): Promise<boolean> {
   const deadline = Date.now() + 3000;
   while (startingStandby(path) !== undefined && Date.now() < deadline) {
@@ -108,10 +108,10 @@ function relay(socket: Socket, request: JobRequest): Promise<number | undefined>
       else if (kind === Frame.stderr) out(process.stderr, payload);
       else if (kind === Frame.exit) done((JSON.parse(payload.toString()) as { code: number }).code);
       else if (kind === Frame.refuse && !accepted) {
-        // the user started a standby and expects it: say why this job runs without it
-        process.stderr.write(
-          `phasor: warning: the standby was not used: ${payload.toString()} (phasor standby start makes one for this environment)\n`,
-        );
+        // one busy with another job is as if there were none; one of another environment is not what the
+        // user who started it expects: say why this job runs without it
+        const { reason, warn } = JSON.parse(payload.toString()) as { reason: string; warn: boolean };
+        if (warn) process.stderr.write(`phasor: warning: the standby was not used: ${reason}\n`);
         done(undefined);
       }
     });

@@ -1,5 +1,4 @@
-// Starting a standby process (server.ts is what runs in it): by `phasor standby start`, and by a standby
-// for its successor when it takes a job.
+// Starting a standby process (server.ts is what runs in it), for `phasor standby start`.
 
 import { closeSync, openSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -10,8 +9,8 @@ import { logFile, mainScript, STANDBY_SERVE } from './paths.js';
 export const DEFAULT_IDLE_MS = 15 * 60_000;
 
 /** Starts a standby, detached, writing to the shared log; a `phasor standby stop` after `since` (ms since
- * the epoch) stops it before it listens. */
-export function startSuccessor(idleMs: number, socketPath: string, since: number): number | undefined {
+ * the epoch) ends it before it listens. */
+export function startStandby(idleMs: number, socketPath: string, since: number): number | undefined {
   const out = openSync(logFile(socketPath), 'a', 0o600);
   try {
     const child = spawn(

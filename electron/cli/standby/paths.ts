@@ -20,17 +20,8 @@ export const STANDBY_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Environment variables that differ between shells without changing what a job does, and the client's
- * switch (PHASOR_STANDBY) and the standby's own (PHASOR_STANDBY_NEXT). */
-const VOLATILE_ENV = new Set([
-  'PWD',
-  'OLDPWD',
-  '_',
-  'SHLVL',
-  'COLUMNS',
-  'LINES',
-  'PHASOR_STANDBY',
-  'PHASOR_STANDBY_NEXT',
-]);
+ * switch (PHASOR_STANDBY). */
+const VOLATILE_ENV = new Set(['PWD', 'OLDPWD', '_', 'SHLVL', 'COLUMNS', 'LINES', 'PHASOR_STANDBY']);
 
 /** The environment a job's result may depend on, as compared between a client and a standby. */
 export function jobEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {

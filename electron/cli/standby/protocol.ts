@@ -18,9 +18,9 @@ export const Frame = {
   stdout: 0x4f,
   /** standby → client: bytes for the client's stderr */
   stderr: 0x45,
-  /** standby → client: the job ended, outputs closed and in place (JSON { code }) */
+  /** standby → client: the job ended, its outputs closed and in place (JSON { code }) */
   exit: 0x58,
-  /** standby → client: not this job, run it yourself (text: why) */
+  /** standby → client: not this job, run it yourself (JSON { reason, warn }: whether to tell the user) */
   refuse: 0x4e,
   /** standby → client: JSON StandbyInfo */
   hello: 0x48,
@@ -42,12 +42,16 @@ export interface StandbyInfo {
   pid: number;
   /** When it became ready (ms since the epoch). */
   readySince: number;
-  /** When it exits if no job comes (ms since the epoch). */
+  /** When it exits if no job comes (ms since the epoch; 0 while it runs a job). */
   idleUntil: number;
   /** The backend it opened ahead of a job (`auto`'s choice), with its device, or why none. */
   backend: string;
   /** environmentDigest of the environment it takes jobs from. */
   env: string;
+  /** Jobs it has run. */
+  jobs: number;
+  /** Its resident memory now. */
+  rssMiB: number;
 }
 
 /** The longest payload a frame may carry (a job's command line and environment, or a piece of output). */

@@ -1,16 +1,16 @@
 // A standby process: Node started, the file jobs' modules loaded and `auto`'s backend opened (for CUDA, the
-// driver and its context, 0.3–0.5 s of every job's start otherwise), waiting on its socket for one job. It
-// takes the first job whose environment is its own, stops listening, starts its successor, and runs the
-// job as the CLI would in its own process — output relayed to the client, Ctrl-C from it, the client gone
-// taken as a cancel (so the job's outputs are removed) — then sends the exit status and exits itself.
+// driver and its context, 0.3–0.5 s of every job's start otherwise), waiting on its socket for jobs. It runs
+// one job at a time from clients of its own environment, as the CLI would in its own process — output
+// relayed to the client, Ctrl-C from it, the client gone taken as a cancel (so the job's outputs are
+// removed) — and opens the next job's backend while it waits again. It exits after its idle time, on
+// `phasor standby stop`, or with a job that a second Ctrl-C ends at once.
 
 import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type * as RunModule from '../run.js';
 import { connectTo } from './client.js';
-import { DEFAULT_IDLE_MS, startSuccessor } from './launch.js';
+import { DEFAULT_IDLE_MS } from './launch.js';
 import { Frame, FrameReader, writeFrame, type JobRequest, type StandbyInfo } from './protocol.js';
 import {
   differingVariables,
@@ -22,17 +22,8 @@ import {
   warmingFile,
 } from './paths.js';
 
-/** When the next standby starts: while the job runs (ready sooner for the job after it), or once the job
- * has answered its client (so the two do not share the cores). PHASOR_STANDBY_NEXT=during|after; by
- * default during with 4 or more cores. */
-function successorDuringJob(): boolean {
-  const asked = process.env.PHASOR_STANDBY_NEXT;
-  if (asked === 'during' || asked === 'after') return asked === 'during';
-  return availableParallelism() >= 4;
-}
-
-/** Whether `phasor standby stop` ran since `since` (ms since the epoch): when `standby start` asked for this
- * standby, or when its predecessor took the job that started it. */
+/** Whether `phasor standby stop` ran since `since` (ms since the epoch), when `standby start` asked for this
+ * standby: one that is still starting then exits instead of listening. */
 function stoppedSince(socketPath: string, since: number): boolean {
   try {
     return statSync(stoppedFile(socketPath)).mtimeMs >= since;
@@ -42,8 +33,15 @@ function stoppedSince(socketPath: string, since: number): boolean {
 }
 
 function log(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} standby ${process.pid}: ${line}\n`);
+  original.stderr(`${new Date().toISOString()} standby ${process.pid}: ${line}\n`);
 }
+
+type Write = typeof process.stdout.write;
+/** The process's own stdout and stderr (the standby's log); a job's output goes to its client instead. */
+const original = {
+  stdout: process.stdout.write.bind(process.stdout) as (s: string) => boolean,
+  stderr: process.stderr.write.bind(process.stderr) as (s: string) => boolean,
+};
 
 export async function serveStandby(args: string[]): Promise<void> {
   const arg = (name: string) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : undefined);
@@ -61,101 +59,117 @@ export async function serveStandby(args: string[]): Promise<void> {
 
   const run = await import('../run.js');
   await run.preloadJobs();
-  let backend: string;
-  try {
-    const { prepareBackend } = await import('../../engine/backends/registry.js');
-    const { jobBackend } = await import('../util.js');
-    const { defaultCpuPrecision } = await import('../../engine/backends/cpu/precision.js');
-    // what a job with the default --backend and --precision opens
-    const [choice, options] = jobBackend({ backend: 'auto', precision: defaultCpuPrecision });
-    const b = await prepareBackend(choice, options);
-    backend = `${b.name} (${b.device})`;
-  } catch (e) {
-    backend = `none (${e instanceof Error ? e.message : String(e)})`;
-  }
+  const { prepareBackend } = await import('../../engine/backends/registry.js');
+  const { jobBackend } = await import('../util.js');
+  const { defaultCpuPrecision } = await import('../../engine/backends/cpu/precision.js');
+  let backend = 'none';
+  // what a job with the default --backend and --precision opens, opened before the job comes
+  const prepare = async () => {
+    try {
+      const b = await prepareBackend(...jobBackend({ backend: 'auto', precision: defaultCpuPrecision }));
+      backend = `${b.name} (${b.device})`;
+    } catch (e) {
+      backend = `none (${e instanceof Error ? e.message : String(e)})`;
+    }
+  };
+  let prepared = prepare();
+  await prepared;
 
-  if (stoppedSince(socketPath, since)) {
-    log('`phasor standby stop` ran while it started; exiting');
+  const exit = (why: string, code = 0): never => {
+    log(why);
     removeIfMine(warming);
-    process.exit(0);
-  }
+    process.exit(code);
+  };
+  if (stoppedSince(socketPath, since)) exit('`phasor standby stop` ran while it started; exiting');
   const server = createServer();
-  if (!(await listenOnce(server, socketPath))) {
-    log('another standby is waiting on the socket; exiting');
-    removeIfMine(warming);
-    process.exit(0);
-  }
+  if (!(await listenOnce(server, socketPath))) exit('another standby is waiting on the socket; exiting');
   const ino = statSync(socketPath).ino;
   removeIfMine(warming);
-  if (stoppedSince(socketPath, since)) {
-    // a stop between the check above and the listen: it found no socket to tell
-    log('`phasor standby stop` ran while it started; exiting');
-    server.close();
-    unlinkSync(socketPath);
-    process.exit(0);
-  }
-  const readySince = Date.now();
-  const idleUntil = readySince + idleMs;
-  const info = (): StandbyInfo => ({
-    pid: process.pid,
-    readySince,
-    idleUntil,
-    backend,
-    env: environmentDigest(env),
-  });
-  log(`ready: ${backend}`);
-
-  let taken = false;
   // closes the listening socket at once (server.close's callback would wait for the open connections)
   const stopListening = () => {
     server.close();
-    // the path is unlinked only while it is still this standby's socket, never a successor's
+    // the path is unlinked only while it is still this standby's socket
     try {
       if (statSync(socketPath).ino === ino) unlinkSync(socketPath);
     } catch {
       /* gone already */
     }
   };
-  const idle = setTimeout(() => {
-    log('idle time is up; exiting');
+  // a stop between the check above and the listen found no socket to tell
+  if (stoppedSince(socketPath, since)) {
     stopListening();
-    process.exit(0);
-  }, idleMs);
+    exit('`phasor standby stop` ran while it started; exiting');
+  }
+
+  const readySince = Date.now();
+  let idleUntil = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const waitIdle = () => {
+    idleUntil = Date.now() + idleMs;
+    idle = setTimeout(() => {
+      stopListening();
+      exit('idle time is up; exiting');
+    }, idleMs);
+  };
+  waitIdle();
+  let jobs = 0;
+  let busy = false;
+  let stopping = false;
+  const info = (): StandbyInfo => ({
+    pid: process.pid,
+    readySince,
+    idleUntil: busy ? 0 : idleUntil,
+    backend,
+    env: environmentDigest(env),
+    jobs,
+    rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+  });
+  log(`ready: ${backend}`);
 
   server.on('connection', (socket: Socket) => {
-    let job: ((kind: number) => void) | undefined;
+    let onFrame: ((kind: number) => void) | undefined;
     const reader = new FrameReader((kind, payload) => {
-      if (job) return job(kind);
+      if (onFrame) return onFrame(kind);
       if (kind === Frame.ping) {
         writeFrame(socket, Frame.hello, JSON.stringify(info()));
         socket.end();
       } else if (kind === Frame.stop) {
-        taken = true;
-        clearTimeout(idle);
-        writeFrame(socket, Frame.hello, JSON.stringify(info()));
-        log('stopped by `phasor standby stop`');
+        stopping = true;
         stopListening();
-        socket.end(() => process.exit(0));
+        writeFrame(socket, Frame.hello, JSON.stringify(info()));
+        // a job it is running finishes first
+        socket.end(() => {
+          if (!busy) exit('stopped by `phasor standby stop`');
+        });
       } else if (kind === Frame.job) {
         const request = JSON.parse(payload.toString()) as JobRequest;
         const differ = differingVariables(request.env, env);
-        const why = taken
-          ? 'it has taken another job'
-          : differ.length
-            ? `its environment differs in ${differ.slice(0, 8).join(', ')}${differ.length > 8 ? ', …' : ''}`
-            : undefined;
-        if (why) {
-          writeFrame(socket, Frame.refuse, why);
+        const refuse = (reason: string, warn: boolean) => {
+          writeFrame(socket, Frame.refuse, JSON.stringify({ reason, warn }));
           socket.end();
-          return;
+        };
+        if (busy) return refuse('it is running another job', false);
+        if (differ.length) {
+          const names = `${differ.slice(0, 8).join(', ')}${differ.length > 8 ? ', …' : ''}`;
+          return refuse(
+            `its environment differs in ${names} (phasor standby start makes one for this environment)`,
+            true,
+          );
         }
-        taken = true;
+        busy = true;
         clearTimeout(idle);
-        stopListening();
-        const takenAt = Date.now();
-        const next = () => startSuccessor(idleMs, socketPath, takenAt);
-        if (successorDuringJob()) next();
-        job = runJob(request, socket, run, successorDuringJob() ? undefined : next);
+        onFrame = (k) => {
+          if (k === Frame.signal) run.onSignal();
+        };
+        void (async () => {
+          await prepared;
+          await runJob(request, socket, run);
+          jobs++;
+          busy = false;
+          if (stopping) exit('stopped by `phasor standby stop`');
+          prepared = prepare();
+          waitIdle();
+        })();
       } else socket.destroy();
     });
     socket.on('data', (chunk: Buffer) => {
@@ -203,9 +217,8 @@ function removeIfMine(path: string): void {
 
 type Run = typeof RunModule;
 
-/** Runs the request as this process's only job, then `after` (once the client has its answer); returns the
- * handler of the frames that come during the job. */
-function runJob(request: JobRequest, socket: Socket, run: Run, after?: () => void): (kind: number) => void {
+/** Runs one job as the CLI would in a process of its own, its output relayed to the client. */
+async function runJob(request: JobRequest, socket: Socket, run: Run): Promise<void> {
   let finished = false;
   const relay =
     (kind: number) =>
@@ -218,41 +231,43 @@ function runJob(request: JobRequest, socket: Socket, run: Run, after?: () => voi
         typeof chunk === 'string'
           ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
           : chunk;
-      if (bytes.length) writeFrame(socket, kind, bytes);
+      if (bytes.length && !socket.destroyed) writeFrame(socket, kind, bytes);
       (typeof encoding === 'function' ? encoding : cb)?.();
       return true;
     };
-  process.stdout.write = relay(Frame.stdout) as typeof process.stdout.write;
-  process.stderr.write = relay(Frame.stderr) as typeof process.stderr.write;
-  Object.defineProperty(process.stdout, 'isTTY', { value: request.stdoutIsTTY, configurable: true });
-  Object.defineProperty(process.stderr, 'isTTY', { value: request.stderrIsTTY, configurable: true });
-  if (request.columns)
-    Object.defineProperty(process.stderr, 'columns', { value: request.columns, configurable: true });
-  // a client that goes away (killed, its terminal closed) cancels the job, as Ctrl-C would
-  socket.on('close', () => {
-    if (!finished) run.onSignal();
-  });
-  void (async () => {
-    let code: number;
-    try {
-      process.chdir(request.cwd);
-      process.umask(request.umask);
-      writeFrame(socket, Frame.accept);
-      code = await run.main(request.argv);
-    } catch (e) {
-      process.stderr.write(`phasor: ${e instanceof Error ? e.message : String(e)}\n`);
-      code = 1;
-    }
-    run.cleanup();
-    finished = true;
-    writeFrame(socket, Frame.exit, JSON.stringify({ code }));
-    socket.end();
-    after?.();
-    // this process's own teardown (the GPU's context, Node) happens after the client has its answer
-    socket.once('close', () => process.exit(code));
-    setTimeout(() => process.exit(code), 5000).unref();
-  })();
-  return (kind) => {
-    if (kind === Frame.signal) run.onSignal();
+  const tty = (stream: NodeJS.WriteStream, isTTY: boolean, columns?: number) => {
+    Object.defineProperty(stream, 'isTTY', { value: isTTY, configurable: true, writable: true });
+    Object.defineProperty(stream, 'columns', { value: columns, configurable: true, writable: true });
   };
+  process.stdout.write = relay(Frame.stdout) as Write;
+  process.stderr.write = relay(Frame.stderr) as Write;
+  tty(process.stdout, request.stdoutIsTTY);
+  tty(process.stderr, request.stderrIsTTY, request.columns);
+  const { renewInterrupt } = await import('../interrupt.js');
+  renewInterrupt();
+  // a client that goes away (killed, its terminal closed) cancels the job, as Ctrl-C would
+  const gone = () => {
+    if (!finished) run.onSignal();
+  };
+  socket.on('close', gone);
+  let code: number;
+  try {
+    process.chdir(request.cwd);
+    process.umask(request.umask);
+    writeFrame(socket, Frame.accept);
+    code = await run.main(request.argv, { standby: true });
+  } catch (e) {
+    process.stderr.write(`phasor: ${e instanceof Error ? e.message : String(e)}\n`);
+    code = 1;
+  }
+  run.cleanup();
+  finished = true;
+  socket.off('close', gone);
+  process.stdout.write = original.stdout as Write;
+  process.stderr.write = original.stderr as Write;
+  tty(process.stdout, false);
+  tty(process.stderr, false);
+  process.chdir('/');
+  writeFrame(socket, Frame.exit, JSON.stringify({ code }));
+  socket.end();
 }
