@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { phasorBin, root, runCli, tempDir } from '../support/cli.js';
+import { phasorBin, root, runCli, tempDir, untilWriting } from '../support/cli.js';
 import { noise } from '../support/signals.js';
 import { readTestWav, writeTestWav } from '../support/wav.js';
 
@@ -267,10 +267,7 @@ describe('phasor filter', () => {
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       // Interrupt once the temporary output exists, i.e. while the job is writing.
-      const started = Date.now();
-      while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await untilWriting(dir.dir);
       child.kill('SIGINT');
       const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
       expect(code).toBe(130);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { phasorBin, runCli, tempDir } from '../support/cli.js';
+import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
 import { noise } from '../support/signals.js';
 import { writeTestWav } from '../support/wav.js';
 
@@ -149,10 +149,7 @@ describe('phasor standby', () => {
         '--backend',
         'cpu',
       ]);
-      const started = Date.now();
-      while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await untilWriting(dir.dir);
       const busy = await status();
       expect(busy?.pid).toBe(waiting.pid);
       expect(busy?.idleUntil).toBe(0);
@@ -188,10 +185,7 @@ describe('phasor standby', () => {
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         // once the standby's job writes its temporary output
-        const started = Date.now();
-        while (!readdirSync(dir.dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        await untilWriting(dir.dir);
         child.kill(how);
         const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
         if (how === 'SIGINT') {

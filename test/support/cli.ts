@@ -1,6 +1,6 @@
 // Runs the real `phasor` CLI (bin/phasor.js → dist/, built by `npm test` before the tests run).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,4 +39,12 @@ export function runCli(
 export function tempDir(prefix = 'phasor-test-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Waits (up to 20 s) until a job's temporary output appears in the folder: the job is writing. */
+export async function untilWriting(dir: string): Promise<void> {
+  const started = Date.now();
+  while (!readdirSync(dir).some((e) => e.endsWith('.tmp')) && Date.now() - started < 20000) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

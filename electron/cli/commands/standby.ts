@@ -12,7 +12,7 @@ import {
   startingStandby,
   stoppedFile,
 } from '../standby/paths.js';
-import { Frame, FrameReader, writeFrame, type StandbyInfo } from '../standby/protocol.js';
+import { Frame, readFrames, writeFrame, type StandbyInfo } from '../standby/protocol.js';
 import { DEFAULT_IDLE_MS, startStandby } from '../standby/launch.js';
 import { printJson } from '../util.js';
 
@@ -34,11 +34,9 @@ async function ask(path: string, kind: number = Frame.ping): Promise<StandbyInfo
   if (!socket) return undefined;
   return new Promise((resolve) => {
     let info: StandbyInfo | undefined;
-    const reader = new FrameReader((k, payload) => {
+    readFrames(socket, (k, payload) => {
       if (k === Frame.hello) info = JSON.parse(payload.toString()) as StandbyInfo;
     });
-    socket.on('data', (c: Buffer) => reader.push(c));
-    socket.on('error', () => {});
     socket.on('close', () => resolve(info));
     writeFrame(socket, kind);
   });

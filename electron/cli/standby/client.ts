@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { Frame, FrameReader, writeFrame, type JobRequest } from './protocol.js';
+import { Frame, readFrames, writeFrame, type JobRequest } from './protocol.js';
 import {
   jobEnvironment,
   privateDirProblem,
@@ -102,7 +102,7 @@ function relay(socket: Socket, request: JobRequest): Promise<number | undefined>
         stream.once('drain', () => socket.resume());
       }
     };
-    const reader = new FrameReader((kind, payload) => {
+    readFrames(socket, (kind, payload) => {
       if (kind === Frame.accept) accepted = true;
       else if (kind === Frame.stdout) out(process.stdout, payload);
       else if (kind === Frame.stderr) out(process.stderr, payload);
@@ -118,14 +118,6 @@ function relay(socket: Socket, request: JobRequest): Promise<number | undefined>
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     process.on('SIGHUP', forward);
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        reader.push(chunk);
-      } catch {
-        socket.destroy();
-      }
-    });
-    socket.on('error', () => {});
     socket.on('close', () => {
       if (settled) return;
       if (!accepted) return done(undefined); // it ended before taking the job (its idle time was up)

@@ -66,7 +66,7 @@ export function writeFrame(socket: Socket, kind: number, payload: string | Uint8
 }
 
 /** Splits a byte stream into frames; a frame over the limit is an error (the peer is not a phasor). */
-export class FrameReader {
+class FrameReader {
   private buffered: Buffer = Buffer.alloc(0);
 
   constructor(private readonly onFrame: (kind: number, payload: Buffer) => void) {}
@@ -83,4 +83,17 @@ export class FrameReader {
       this.onFrame(kind, payload);
     }
   }
+}
+
+/** Reads the socket's frames into onFrame; a stream that is not frames ends the connection. */
+export function readFrames(socket: Socket, onFrame: (kind: number, payload: Buffer) => void): void {
+  const reader = new FrameReader(onFrame);
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      reader.push(chunk);
+    } catch {
+      socket.destroy();
+    }
+  });
+  socket.on('error', () => {});
 }

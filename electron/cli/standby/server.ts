@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import type * as RunModule from '../run.js';
 import { connectTo } from './client.js';
 import { DEFAULT_IDLE_MS } from './launch.js';
-import { Frame, FrameReader, writeFrame, type JobRequest, type StandbyInfo } from './protocol.js';
+import { Frame, readFrames, writeFrame, type JobRequest, type StandbyInfo } from './protocol.js';
 import {
   differingVariables,
   environmentDigest,
@@ -128,7 +128,7 @@ export async function serveStandby(args: string[]): Promise<void> {
 
   server.on('connection', (socket: Socket) => {
     let onFrame: ((kind: number) => void) | undefined;
-    const reader = new FrameReader((kind, payload) => {
+    readFrames(socket, (kind, payload) => {
       if (onFrame) return onFrame(kind);
       if (kind === Frame.ping) {
         writeFrame(socket, Frame.hello, JSON.stringify(info()));
@@ -172,14 +172,6 @@ export async function serveStandby(args: string[]): Promise<void> {
         })();
       } else socket.destroy();
     });
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        reader.push(chunk);
-      } catch {
-        socket.destroy();
-      }
-    });
-    socket.on('error', () => {});
   });
 }
 
