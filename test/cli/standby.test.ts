@@ -7,6 +7,8 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
+import { connect } from 'node:net';
+import { Frame, readFrames, writeFrame } from '../../electron/cli/standby/protocol.js';
 import { noise } from '../support/signals.js';
 import { writeTestWav } from '../support/wav.js';
 
@@ -113,6 +115,26 @@ describe('phasor standby', () => {
     await start('--idle', '1s');
     await new Promise((r) => setTimeout(r, 2500));
     expect(await status()).toBeNull();
+  }, 60_000);
+
+  it('refuses what is not a file job, whoever asks', async () => {
+    const waiting = await start();
+    const dir = join(runtime, 'phasor');
+    const sock = join(
+      dir,
+      readdirSync(dir).find((e) => e.endsWith('.sock'))!,
+    );
+    const answer = await new Promise<{ kind: number; text: string }>((resolve, reject) => {
+      const socket = connect(sock, () => {
+        const request = { argv: ['serve', '--port', '0'], cwd: tmp.dir, env: {}, umask: 0o22 };
+        writeFrame(socket, Frame.job, JSON.stringify({ ...request, stdoutIsTTY: false, stderrIsTTY: false }));
+      });
+      readFrames(socket, (kind, payload) => resolve({ kind, text: payload.toString() }));
+      socket.on('error', reject);
+    });
+    expect(answer.kind).toBe(Frame.refuse);
+    expect(answer.text).toMatch(/file jobs only/);
+    expect((await status())?.jobs).toBe(waiting.jobs);
   }, 60_000);
 
   it('is not used from a folder that other users may enter', async () => {

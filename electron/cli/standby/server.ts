@@ -17,6 +17,7 @@ import {
   environmentDigest,
   jobEnvironment,
   privateDirProblem,
+  STANDBY_COMMANDS,
   standbySocket,
   stoppedFile,
   warmingFile,
@@ -149,6 +150,10 @@ export async function serveStandby(args: string[]): Promise<void> {
           socket.end();
         };
         if (busy) return refuse('it is running another job', false);
+        const command = request.argv.find((a) => !a.startsWith('-'));
+        if (command === undefined || !STANDBY_COMMANDS.has(command)) {
+          return refuse(`it runs file jobs only (${[...STANDBY_COMMANDS].join(', ')})`, false);
+        }
         if (differ.length) {
           const names = `${differ.slice(0, 8).join(', ')}${differ.length > 8 ? ', …' : ''}`;
           return refuse(
