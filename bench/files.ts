@@ -616,8 +616,7 @@ function standbyCommand(command: 'start' | 'stop'): void {
 
 function runCell(cell: Cell, evictor: Evictor | null): void {
   for (const o of cell.outputs) rmSync(o, { force: true });
-  // the standby that the last standby job started is ready (or a new one), as for a user whose jobs come
-  // more than the start of one apart
+  // the standby waits, ready (started now if none does), as for a user who has started one
   if (cell.standby) standbyCommand('start');
   if (evictor && !evictor.evict([input, template])) throw new Error(`${evictor.name} failed`);
   const argv = hasTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile, ...cell.argv] : cell.argv;

@@ -8,6 +8,7 @@ import { formatError, PhasorError } from '../engine/errors.js';
 import { removePendingTemporaries } from '../engine/io/temporary.js';
 import { readEarly, stopEarlyReads } from '../engine/io/early-reads.js';
 import { inputCandidates } from './early.js';
+import { STANDBY_COMMANDS } from './standby/paths.js';
 import { interrupt } from './interrupt.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -33,9 +34,9 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
 /** The commands that open a compute backend for a file job. */
 export const BACKEND_JOBS: ReadonlySet<string> = new Set(['peaks', 'spectrogram', 'filter', 'correlate']);
 
-/** Loads the file jobs' commands and what they import, so a standby process runs one without loading. */
+/** Loads the commands a standby runs and what they import, so it runs one without loading. */
 export async function preloadJobs(): Promise<void> {
-  for (const [name, load] of COMMANDS) if (BACKEND_JOBS.has(name) || name === 'info') await load();
+  for (const [name, load] of COMMANDS) if (STANDBY_COMMANDS.has(name)) await load();
 }
 
 /** Whether a job's arguments leave CUDA as the backend it may run on (--backend auto or cuda, not

@@ -46,6 +46,8 @@ describe('backend registry', () => {
     // another precision is another backend; then auto and the backend's own name both take the prepared one
     const double = await openBackend('cpu', { cpuPrecision: 'double' });
     expect(active(double)).not.toBe(ready);
+    // preparing again while it waits hands out the same one, not a second
+    expect(await prepareBackend('auto', { cpuPrecision: 'single' })).toBe(ready);
     const taken = await openBackend(ready.name, { cpuPrecision: 'single' });
     expect(active(taken)).toBe(ready);
     const again = await openBackend('auto', { cpuPrecision: 'single' });

@@ -111,7 +111,6 @@ export function registerStandby(program: Command): void {
         return;
       }
       // a standby starting now sees this and exits instead of listening
-      rmSync(stoppedFile(path), { force: true });
       writeFileSync(stoppedFile(path), '', { mode: 0o600 });
       const info = await ask(path, Frame.stop);
       process.stdout.write(info ? `stopped the standby (pid ${info.pid})\n` : 'no standby is waiting\n');

@@ -6,6 +6,7 @@ import { BackendUnavailableError, InvalidArgumentError, type WarningHandler } fr
 import type { Availability, Backend, BackendName, BackendProvider } from './backend.js';
 import { FailoverBackend, usable } from './failover.js';
 import { createCpuBackend, type CpuPrecision } from './cpu/index.js';
+import { defaultCpuPrecision } from './cpu/precision.js';
 
 // The GPU backends' modules load when they are first probed or created: a job on one backend does not pay
 // for loading the other (the WebGPU backend's shaders and planner) at start-up. The CPU backend, every
@@ -139,18 +140,26 @@ export interface OpenBackendOptions extends HostBackendOptions {
 let prepared: { name: BackendName; key: string; backend: Promise<Backend> } | undefined;
 
 const preparedKey = (options: HostBackendOptions): string | undefined =>
-  options.exclude || options.replace || options.cpuWorkerUrl ? undefined : (options.cpuPrecision ?? '');
+  options.exclude || options.replace || options.cpuWorkerUrl
+    ? undefined
+    : (options.cpuPrecision ?? defaultCpuPrecision);
 
 /**
  * Creates now the backend that openBackend(choice, options) would open first, for a job that comes later:
  * that job does not wait for a GPU's driver and context. Only the default host options (no exclusions or
- * replacements) are kept this way. Resolves to the backend (the provider's own, not failing over).
+ * replacements) are kept this way. Resolves to the backend (the provider's own, not failing over). One
+ * that no job took is handed out again when it would be created anew, else disposed: never two held.
  */
 export async function prepareBackend(choice: string, options: HostBackendOptions = {}): Promise<Backend> {
   const key = preparedKey(options);
   if (key === undefined)
     throw new InvalidArgumentError('a backend is prepared with the default host options only');
   const first = (await chainFor(choice, hostProviders(options)))[0];
+  if (prepared !== undefined) {
+    if (prepared.name === first.name && prepared.key === key) return prepared.backend;
+    void prepared.backend.then((b) => b.dispose()).catch(() => undefined);
+    prepared = undefined;
+  }
   const backend = first.create();
   prepared = { name: first.name, key, backend };
   try {
