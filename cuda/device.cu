@@ -111,6 +111,14 @@ static Probe probeNow(int device) {
   p.text["runtimeCuda"] = cudaVersionText(runtime);
   p.text["computeCapability"] = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   p.text["buildArchs"] = buildArchs();
+  // who else may use the GPU while this process holds a context: "default" (any number of processes), else
+  // one process at a time ("exclusive-process") or none ("prohibited")
+  int mode = -1;
+  if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device) != cudaSuccess) (void)cudaGetLastError();
+  p.text["computeMode"] = mode == cudaComputeModeExclusiveProcess ? "exclusive-process"
+                          : mode == cudaComputeModeProhibited     ? "prohibited"
+                          : mode == cudaComputeModeDefault        ? "default"
+                                                                  : "other";
   p.numbers["memoryGiB"] = std::round(gib * 10) / 10;
   p.numbers["multiprocessors"] = prop.multiProcessorCount;
   p.numbers["l2MiB"] = std::round(prop.l2CacheSize / 1048576.0 * 10) / 10;

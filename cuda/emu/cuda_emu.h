@@ -430,6 +430,11 @@ struct cudaDeviceProp {
   int regsPerBlock;
   int warpSize;
 };
+#define cudaComputeModeDefault 0
+#define cudaComputeModeExclusive 1
+#define cudaComputeModeProhibited 2
+#define cudaComputeModeExclusiveProcess 3
+#define cudaDevAttrComputeMode 20
 #define cudaHostAllocDefault 0
 #define cudaHostAllocPortable 1
 #define cudaStreamNonBlocking 1
