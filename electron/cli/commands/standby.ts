@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError, PhasorError } from '../../engine/errors.js';
-import { connectTo } from '../standby/client.js';
+import { askStandby } from '../standby/client.js';
 import {
   environmentDigest,
   jobEnvironment,
@@ -12,7 +12,7 @@ import {
   startingStandby,
   stoppedFile,
 } from '../standby/paths.js';
-import { Frame, readFrames, writeFrame, type StandbyInfo } from '../standby/protocol.js';
+import { Frame, type StandbyInfo } from '../standby/protocol.js';
 import { DEFAULT_IDLE_MS, startStandby } from '../standby/launch.js';
 import { printJson } from '../util.js';
 
@@ -28,24 +28,13 @@ export function parseDuration(text: string, name: string): number {
 }
 
 /** The waiting standby's answer to a ping, or undefined when none listens. */
-async function ask(path: string, kind: number = Frame.ping): Promise<StandbyInfo | undefined> {
-  if (!existsSync(path)) return undefined;
-  const socket = await connectTo(path);
-  if (!socket) return undefined;
-  return new Promise((resolve) => {
-    let info: StandbyInfo | undefined;
-    readFrames(socket, (k, payload) => {
-      if (k === Frame.hello) info = JSON.parse(payload.toString()) as StandbyInfo;
-    });
-    socket.on('close', () => resolve(info));
-    writeFrame(socket, kind);
-  });
-}
+const ask = (path: string, kind: number = Frame.ping) => askStandby(path, kind);
 
 function describe(info: StandbyInfo): string {
   const minutes = Math.max(0, (info.idleUntil - Date.now()) / 60_000);
   const when = info.idleUntil ? `exits after ${minutes.toFixed(1)} more min without a job` : 'running a job';
-  return `pid ${info.pid}, backend ${info.backend}, ${info.jobs} jobs run, ${info.rssMiB} MiB resident; ${when}`;
+  const by = info.auto ? 'started after a job (PHASOR_STANDBY=auto)' : 'started by phasor standby start';
+  return `pid ${info.pid}, backend ${info.backend}, ${by}, ${info.jobs} jobs run, ${info.rssMiB} MiB resident; ${when}`;
 }
 
 function lastLogLine(path: string): string {
@@ -76,20 +65,19 @@ export function registerStandby(program: Command): void {
       const problem = privateDirProblem(dirname(path), true);
       if (problem) throw new PhasorError('io', `${dirname(path)} ${problem}; no standby can wait there`);
       rmSync(stoppedFile(path), { force: true });
-      let info = await ask(path);
-      if (info && info.env !== environmentDigest(jobEnvironment(process.env))) {
-        // one for another environment would refuse this one's jobs: it gives way to a new one
-        await ask(path, Frame.stop);
+      // one that is starting is waited for: it may be one a job started
+      const starting = startingStandby(path);
+      let info = (await ask(path)) ?? (starting !== undefined ? await untilReady(path, starting) : undefined);
+      if (info && (info.auto || info.env !== environmentDigest(jobEnvironment(process.env)))) {
+        // one for another environment would refuse this one's jobs, and one a job started has not the
+        // --idle asked here: either gives way to a new one
+        await askStandby(path, Frame.stop, {
+          why: `replaced by \`phasor standby start\`${info.auto ? '' : ' in another environment'}`,
+        });
         info = undefined;
       }
       if (!info) {
-        const pid = startingStandby(path) ?? startStandby(opts.idle ?? DEFAULT_IDLE_MS, path, Date.now());
-        const deadline = Date.now() + 60_000;
-        while (!info && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 50));
-          info = await ask(path);
-          if (!info && pid !== undefined && !alive(pid) && !startingStandby(path)) break;
-        }
+        info = await untilReady(path, startStandby(opts.idle ?? DEFAULT_IDLE_MS, path, Date.now()));
         if (!info) {
           const why = lastLogLine(path);
           throw new PhasorError(
@@ -132,6 +120,18 @@ export function registerStandby(program: Command): void {
             : 'no standby is waiting\n',
       );
     });
+}
+
+/** The standby once it listens (up to 60 s), or undefined when the process `pid` ended without. */
+async function untilReady(path: string, pid: number | undefined): Promise<StandbyInfo | undefined> {
+  const deadline = Date.now() + 60_000;
+  let info: StandbyInfo | undefined;
+  while (!info && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    info = await ask(path);
+    if (!info && pid !== undefined && !alive(pid) && !startingStandby(path)) break;
+  }
+  return info;
 }
 
 function alive(pid: number): boolean {

@@ -1,11 +1,11 @@
 // The client side of a standby: a file job's command line goes to the waiting standby process, whose
 // output comes back here as it is written, with its exit status; Ctrl-C and SIGTERM are passed on. When no
-// standby waits (or it refuses the job: another environment), the caller runs the job itself.
+// standby waits (or it refuses the job: busy, another environment), the caller runs the job itself.
 
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { Frame, readFrames, writeFrame, type JobRequest } from './protocol.js';
+import { Frame, readFrames, writeFrame, type JobRequest, type StandbyInfo } from './protocol.js';
 import {
   jobEnvironment,
   privateDirProblem,
@@ -39,6 +39,30 @@ export function connectTo(path: string, timeoutMs = 1000): Promise<Socket | unde
       clearTimeout(timer);
       resolve(undefined);
     });
+  });
+}
+
+/** Asks the standby on the socket who it is (a ping) or tells it to stop (`why`: for its log); its answer,
+ * or undefined when none answers within timeoutMs. */
+export async function askStandby(
+  path: string,
+  kind: number = Frame.ping,
+  { timeoutMs = 2000, why = '' }: { timeoutMs?: number; why?: string } = {},
+): Promise<StandbyInfo | undefined> {
+  if (!existsSync(path)) return undefined;
+  const socket = await connectTo(path);
+  if (!socket) return undefined;
+  return new Promise((resolve) => {
+    let info: StandbyInfo | undefined;
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    readFrames(socket, (k, payload) => {
+      if (k === Frame.hello) info = JSON.parse(payload.toString()) as StandbyInfo;
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(info);
+    });
+    writeFrame(socket, kind, why);
   });
 }
 

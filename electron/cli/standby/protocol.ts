@@ -10,7 +10,7 @@ export const Frame = {
   signal: 0x53,
   /** client → standby: who are you (answered by `hello`, the standby keeps waiting) */
   ping: 0x50,
-  /** client → standby: stop waiting and exit */
+  /** client → standby: stop waiting and exit (text, optional: why, for its log) */
   stop: 0x51,
   /** standby → client: the job is taken (from here an ended connection is a failed job, not a free standby) */
   accept: 0x41,
@@ -20,7 +20,8 @@ export const Frame = {
   stderr: 0x45,
   /** standby → client: the job ended, its outputs closed and in place (JSON { code }) */
   exit: 0x58,
-  /** standby → client: not this job, run it yourself (JSON { reason, warn }: whether to tell the user) */
+  /** standby → client: not this job, run it yourself (JSON { reason, warn }: whether to tell the user; an
+   * automatic standby of another environment does not, the job replaces it: auto.ts) */
   refuse: 0x4e,
   /** standby → client: JSON StandbyInfo */
   hello: 0x48,
@@ -46,6 +47,8 @@ export interface StandbyInfo {
   idleUntil: number;
   /** The backend it opened ahead of a job (`auto`'s choice), with its device, or why none. */
   backend: string;
+  /** Started by a job (PHASOR_STANDBY=auto, after a job on CUDA), not by `phasor standby start`. */
+  auto: boolean;
   /** environmentDigest of the environment it takes jobs from. */
   env: string;
   /** Jobs it has run. */

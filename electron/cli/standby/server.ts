@@ -47,6 +47,7 @@ const original = {
 export async function serveStandby(args: string[]): Promise<void> {
   const arg = (name: string) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : undefined);
   const idleMs = arg('--idle') ?? DEFAULT_IDLE_MS;
+  const auto = args.includes('--auto');
   const since = arg('--since') ?? Date.now();
   const socketPath = standbySocket();
   const problem = privateDirProblem(dirname(socketPath), true);
@@ -115,17 +116,18 @@ export async function serveStandby(args: string[]): Promise<void> {
   waitIdle();
   let jobs = 0;
   let busy = false;
-  let stopping = false;
+  let stopping: string | undefined; // why it stops, once told to
   const info = (): StandbyInfo => ({
     pid: process.pid,
     readySince,
     idleUntil: busy ? 0 : idleUntil,
     backend,
+    auto,
     env: environmentDigest(env),
     jobs,
     rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
   });
-  log(`ready: ${backend}`);
+  log(`ready: ${backend}${auto ? ' (started after a job)' : ''}`);
 
   server.on('connection', (socket: Socket) => {
     let onFrame: ((kind: number) => void) | undefined;
@@ -135,12 +137,13 @@ export async function serveStandby(args: string[]): Promise<void> {
         writeFrame(socket, Frame.hello, JSON.stringify(info()));
         socket.end();
       } else if (kind === Frame.stop) {
-        stopping = true;
+        const why = payload.length ? payload.toString() : 'stopped by `phasor standby stop`';
+        stopping = why;
         stopListening();
         writeFrame(socket, Frame.hello, JSON.stringify(info()));
         // a job it is running finishes first
         socket.end(() => {
-          if (!busy) exit('stopped by `phasor standby stop`');
+          if (!busy) exit(why);
         });
       } else if (kind === Frame.job) {
         const request = JSON.parse(payload.toString()) as JobRequest;
@@ -155,10 +158,12 @@ export async function serveStandby(args: string[]): Promise<void> {
           return refuse(`it runs file jobs only (${[...STANDBY_COMMANDS].join(', ')})`, false);
         }
         if (differ.length) {
+          // the user who started this one is told why it is not used; one a job started is replaced by the
+          // client after its job, without a word (auto.ts)
           const names = `${differ.slice(0, 8).join(', ')}${differ.length > 8 ? ', …' : ''}`;
           return refuse(
             `its environment differs in ${names} (phasor standby start makes one for this environment)`,
-            true,
+            !auto,
           );
         }
         busy = true;
@@ -171,7 +176,7 @@ export async function serveStandby(args: string[]): Promise<void> {
           await runJob(request, socket, run);
           jobs++;
           busy = false;
-          if (stopping) exit('stopped by `phasor standby stop`');
+          if (stopping !== undefined) exit(stopping);
           prepared = prepare();
           waitIdle();
         })();
