@@ -64,7 +64,12 @@ for (const taps of values.taps.split(',').map(Number)) {
     values.backend,
     '--json',
   ];
-  const r = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // each run in a process of its own: no standby used, none left by a run on CUDA for the next
+  const r = spawnSync('/usr/bin/time', args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    env: { ...process.env, PHASOR_STANDBY: 'off' },
+  });
   if (r.status !== 0) {
     process.stderr.write(r.stderr);
     throw new Error(`phasor filter failed for ${taps} taps`);

@@ -262,6 +262,8 @@ describe('phasor filter', () => {
         [phasorBin, 'filter', big, '-o', out, '--lowpass', '1000', '--numtaps', '2047'],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
+          // in its own process, as runCli's jobs: no standby used, none left behind
+          env: { ...process.env, PHASOR_STANDBY: 'off' },
         },
       );
       let stderr = '';

@@ -22,6 +22,8 @@ function onSmallDisk(disk: string, argv: string[]): { code: number; stderr: stri
   const shell = asRoot ? ['sh'] : ['unshare', '--user', '--map-root-user', '--mount', 'sh'];
   const r = spawnSync(shell[0], [...shell.slice(1), '-c', SCRIPT, 'sh', disk, ...argv], {
     encoding: 'utf8',
+    // the job in its own process, as runCli's: no standby used, none left behind after a job on CUDA
+    env: { ...process.env, PHASOR_STANDBY: 'off' },
   });
   if (r.status === 97 || r.error) {
     throw new Error(`cannot mount a tmpfs for the test (${asRoot ? 'as root' : 'unshare -rm'}): ${r.stderr}`);
