@@ -1,6 +1,7 @@
 // The `phasor` command line: every file operation of the engine, scriptable. This entry stays small: a file
-// job goes to a waiting standby process when the user started one (`phasor standby start`; Node, the job's
-// modules and the GPU are ready there), else everything loads and runs here (run.ts).
+// job goes to a waiting standby process when there is one (Node, the job's modules and the GPU are ready
+// there; started by `phasor standby start` or by an earlier job on CUDA), else everything loads and runs
+// here (run.ts).
 
 import { STANDBY_SERVE } from './standby/paths.js';
 import { viaStandby } from './standby/client.js';

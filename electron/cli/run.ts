@@ -8,7 +8,7 @@ import { formatError, PhasorError } from '../engine/errors.js';
 import { removePendingTemporaries } from '../engine/io/temporary.js';
 import { readEarly, stopEarlyReads } from '../engine/io/early-reads.js';
 import { inputCandidates } from './early.js';
-import { STANDBY_COMMANDS } from './standby/paths.js';
+import { STANDBY_COMMANDS, STANDBY_MODE_HELP, standbyMode } from './standby/paths.js';
 import { interrupt } from './interrupt.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -93,6 +93,11 @@ export async function main(argv: string[], options: { standby?: boolean } = {}):
   // The command is the first word that is not an option (the global options take no value).
   const named = argv.find((a) => !a.startsWith('-'));
   const only = COMMANDS.find(([name]) => name === named);
+  // a file job asks its standby setting (main.ts, standby/auto.ts): one it does not know is a usage error
+  if (named && STANDBY_COMMANDS.has(named) && !options.standby && standbyMode() === undefined) {
+    process.stderr.write(`phasor: ${STANDBY_MODE_HELP}, got "${process.env.PHASOR_STANDBY}"\n`);
+    return 2;
+  }
   // The CUDA driver and context take 0.3–0.5 s to start: begun now on a native thread, they start while the
   // command's modules load and its input opens (which hides 100–150 ms of it on the lent H100).
   if (named && BACKEND_JOBS.has(named)) {
@@ -126,11 +131,14 @@ export async function main(argv: string[], options: { standby?: boolean } = {}):
   }
 }
 
-/** Runs a command line as this process's job and sets its exit status. */
+/** Runs a command line as this process's job and sets its exit status; a job that ran on CUDA leaves a
+ * standby for the next one (standby/auto.ts). */
 export async function runHere(argv: string[]): Promise<void> {
   const code = await main(argv);
   cleanup();
   process.exitCode = code;
   // Everything is disposed by now; should anything still hold the event loop, do not hang the shell.
   setTimeout(() => process.exit(code), 2000).unref();
+  const named = argv.find((a) => !a.startsWith('-'));
+  if (named && BACKEND_JOBS.has(named)) await (await import('./standby/auto.js')).afterJob(argv, code);
 }

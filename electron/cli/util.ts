@@ -5,7 +5,7 @@ import { openSource } from '../engine/io/index.js';
 import type { SampleSource } from '../engine/sources/source.js';
 import { openBackend } from '../engine/backends/registry.js';
 import type { CpuPrecision } from '../engine/backends/cpu/precision.js';
-import type { Backend } from '../engine/backends/backend.js';
+import type { Backend, BackendName } from '../engine/backends/backend.js';
 
 /** Options every file command accepts. */
 export interface FileOptions {
@@ -67,6 +67,17 @@ export async function openInput(path: string, opts: FileOptions): Promise<Sample
   });
 }
 
+/** The backend the last job of this process opened (each job opens one). */
+let lastBackend: Backend | undefined;
+
+/** The backend the last job ran on at its end (after a failover, the one the work moved to), with the
+ * GPU's compute mode for CUDA: whether a job leaves a standby behind (standby/auto.ts). */
+export function jobBackendUsed(): { name: BackendName; computeMode?: string } | undefined {
+  if (!lastBackend) return undefined;
+  const mode = lastBackend.details?.computeMode;
+  return { name: lastBackend.name, ...(mode !== undefined ? { computeMode: String(mode) } : {}) };
+}
+
 /** The backend for a job on inputs already open: when it cannot be opened (unavailable, a refused
  * --precision), the inputs are closed before the error goes up, so no file handle is left to the GC. */
 export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): Promise<Backend> {
@@ -76,7 +87,8 @@ export async function getBackend(opts: FileOptions, ...inputs: SampleSource[]): 
   const started = new AbortController();
   for (const s of inputs) void s.prefetch?.(started.signal);
   try {
-    return await openBackend(...jobBackend(opts));
+    lastBackend = await openBackend(...jobBackend(opts));
+    return lastBackend;
   } catch (e) {
     started.abort();
     await Promise.all(inputs.map((s) => s.close()));

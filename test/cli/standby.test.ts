@@ -3,7 +3,7 @@
 // killed client cancel the job and leave nothing behind, and the standby goes on; a standby of another
 // environment or in a folder open to others is not used.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
@@ -16,27 +16,33 @@ const tmp = tempDir('phasor-standby-');
 afterAll(() => tmp.remove());
 const f = (name: string) => join(tmp.dir, name);
 
-// every standby of this file lives in a runtime folder of its own
+// every standby of this file lives in a runtime folder of its own; the jobs use one, and start none
+// themselves unless a test asks (PHASOR_STANDBY=auto)
 const runtime = f('run');
 mkdirSync(runtime, { mode: 0o700 });
-const env = { XDG_RUNTIME_DIR: runtime, PHASOR_STANDBY: 'on' };
+const env = { XDG_RUNTIME_DIR: runtime, PHASOR_STANDBY: 'manual' };
 const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { env: { ...env, ...extra } });
 
 interface Info {
   pid: number;
   backend: string;
+  auto: boolean;
   jobs: number;
   idleUntil: number;
 }
 async function status(): Promise<Info | null> {
   const r = await cli(['standby', 'status', '--json']);
   expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Info | null;
+  const info = JSON.parse(r.stdout) as Info | null;
+  if (info) seen.add(info.pid);
+  return info;
 }
 async function start(...args: string[]): Promise<Info> {
   const r = await cli(['standby', 'start', '--json', ...args]);
   expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Info;
+  const info = JSON.parse(r.stdout) as Info;
+  seen.add(info.pid);
+  return info;
 }
 
 const input = f('in.cf32');
@@ -57,8 +63,24 @@ const filterArgs = (out: string) => [
   '--json',
 ];
 
+/** Standby processes a test saw: each must be gone once it is stopped. */
+const seen = new Set<number>();
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 afterEach(async () => {
   await cli(['standby', 'stop']);
+  const stopped = Date.now();
+  while ([...seen].some(alive) && Date.now() - stopped < 10_000) await new Promise((r) => setTimeout(r, 20));
+  const left = [...seen].filter(alive);
+  seen.clear();
+  expect(left, 'standby processes left running').toEqual([]);
 });
 
 describe('phasor standby', () => {
@@ -231,4 +253,119 @@ describe('phasor standby', () => {
       }
     }, 60_000);
   }
+});
+
+// A job that ran on CUDA in its own process leaves a standby (standby/auto.ts). CI has no GPU: the tests'
+// variable lets a job on the CPU do the same, through the same code.
+const auto = { PHASOR_STANDBY: 'auto', PHASOR_STANDBY_AUTO_BACKENDS_FOR_TESTS: 'cpu' };
+
+/** The standby files in the runtime folder (a socket, a standby starting), read without asking anyone. */
+function standbyFiles(): string[] {
+  const dir = join(runtime, 'phasor');
+  if (!existsSync(dir)) return [];
+  const files = readdirSync(dir).filter((e) => e.endsWith('.sock') || e.endsWith('.starting'));
+  for (const e of files.filter((x) => x.endsWith('.starting'))) {
+    const pid = Number(readFileSync(join(dir, e), 'utf8'));
+    if (pid > 0) seen.add(pid);
+  }
+  return files;
+}
+
+/** The standby once one that `ok` accepts listens (up to 20 s). */
+async function ready(ok: (info: Info) => boolean = () => true): Promise<Info> {
+  const since = Date.now();
+  for (;;) {
+    const info = await status();
+    if (info && ok(info)) return info;
+    if (Date.now() - since > 20_000) throw new Error(`no standby became ready: ${JSON.stringify(info)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a standby started by a job (PHASOR_STANDBY=auto)', () => {
+  it('a first job leaves one as it exits; the next runs through it, with the same output', async () => {
+    const here = await runCli(filterArgs(f('auto-here.sigmf-data')));
+    expect(here.code, here.stderr).toBe(0);
+    expect(await status()).toBeNull();
+    const first = await cli(filterArgs(f('auto-1.sigmf-data')), auto);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(first.stdout.replace('auto-1.', 'auto-here.')).toBe(here.stdout);
+    // started before the job exited: starting or listening now
+    expect(standbyFiles()).not.toEqual([]);
+    const waiting = await ready();
+    expect(waiting.auto).toBe(true);
+    expect(waiting.jobs).toBe(0);
+    expect(waiting.backend).toMatch(/^(cpu|cuda|webgpu) /);
+    const second = await cli(filterArgs(f('auto-2.sigmf-data')), auto);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(second.stdout.replace('auto-2.', 'auto-here.')).toBe(here.stdout);
+    for (const name of ['auto-1', 'auto-2']) {
+      const bytes = readFileSync(f(`${name}.sigmf-data`));
+      expect(bytes.equals(readFileSync(f('auto-here.sigmf-data'))), name).toBe(true);
+    }
+    // the second ran there, and started none beside it
+    const after = await status();
+    expect(after?.pid).toBe(waiting.pid);
+    expect(after?.jobs).toBe(1);
+    const text = await cli(['standby', 'status']);
+    expect(text.stdout).toMatch(/^standby waiting: pid \d+, .*started after a job/);
+  }, 60_000);
+
+  it('none with PHASOR_STANDBY=manual or off, after a job on the CPU, or a job that opens no backend', async () => {
+    const runs: Array<[string, NodeJS.ProcessEnv, string[]]> = [
+      ['manual', { ...auto, PHASOR_STANDBY: 'manual' }, filterArgs(f('none-manual.sigmf-data'))],
+      ['off', { ...auto, PHASOR_STANDBY: 'off' }, filterArgs(f('none-off.sigmf-data'))],
+      // the default setting: a job on the CPU leaves none
+      ['unset', { PHASOR_STANDBY: undefined }, filterArgs(f('none-default.sigmf-data'))],
+      ['auto', { PHASOR_STANDBY: 'auto' }, filterArgs(f('none-auto.sigmf-data'))],
+      ['info', auto, ['info', input, '--format', 'cf32', '--rate', '48k', '--json']],
+    ];
+    for (const [name, extra, args] of runs) {
+      const r = await cli(args, extra);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, name).toBe('');
+      expect(() => JSON.parse(r.stdout) as unknown, name).not.toThrow();
+      expect(standbyFiles(), name).toEqual([]);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(standbyFiles()).toEqual([]);
+    expect(await status()).toBeNull();
+  }, 60_000);
+
+  it('one of another environment is replaced without a word; standby start replaces it by yours', async () => {
+    await cli(filterArgs(f('env-1.sigmf-data')), auto);
+    const first = await ready();
+    const other = { ...auto, PHASOR_CPU_THREADS: '1' };
+    const r = await cli(filterArgs(f('env-2.sigmf-data')), other);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const second = await ready((i) => i.pid !== first.pid);
+    expect(second.auto).toBe(true);
+    expect(second.backend).toMatch(/1 worker thread/);
+    const there = await cli(filterArgs(f('env-3.sigmf-data')), other);
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.stderr).toBe('');
+    expect(await status()).toMatchObject({ pid: second.pid, jobs: 1 });
+    // the user's own standby, in the same environment, takes its place
+    const mine = await cli(['standby', 'start', '--json'], other);
+    expect(mine.code, mine.stderr).toBe(0);
+    const info = JSON.parse(mine.stdout) as Info;
+    seen.add(info.pid);
+    expect(info.auto).toBe(false);
+    expect(info.pid).not.toBe(second.pid);
+    const text = await cli(['standby', 'status']);
+    expect(text.stdout).toMatch(/started by phasor standby start/);
+  }, 60_000);
+
+  it('a PHASOR_STANDBY it does not know is a usage error, before the job', async () => {
+    const out = f('bad-setting.sigmf-data');
+    const r = await cli(filterArgs(out), { ...auto, PHASOR_STANDBY: 'on' });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('phasor: PHASOR_STANDBY must be auto (the default), manual or off, got "on"\n');
+    expect(existsSync(out)).toBe(false);
+    expect(standbyFiles()).toEqual([]);
+  }, 60_000);
 });

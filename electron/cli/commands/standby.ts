@@ -55,7 +55,10 @@ export function registerStandby(program: Command): void {
     );
   standby
     .command('start')
-    .description('start a standby process and wait until it is ready')
+    .description(
+      'start a standby process and wait until it is ready (file jobs on CUDA start one themselves unless ' +
+        'PHASOR_STANDBY=manual or off)',
+    )
     .option('--idle <time>', 'exit after this long without a job (90s, 15m, 2h)', (v) =>
       parseDuration(v, '--idle'),
     )

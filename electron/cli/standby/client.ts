@@ -10,14 +10,16 @@ import {
   jobEnvironment,
   privateDirProblem,
   STANDBY_COMMANDS,
+  standbyMode,
   standbySocket,
   startingStandby,
 } from './paths.js';
 
-/** Whether this command line may go to a standby: a file job, a plain `node main.js` and not turned off. */
+/** Whether this command line may go to a standby: a file job, a plain `node main.js` and not turned off (a
+ * PHASOR_STANDBY it does not know runs here, where the job says so). */
 function wanted(argv: readonly string[]): boolean {
-  const off = process.env.PHASOR_STANDBY;
-  if (off === 'off' || off === '0') return false;
+  const mode = standbyMode();
+  if (mode === undefined || mode === 'off') return false;
   if (process.execArgv.length > 0) return false; // profiling or loader flags apply to this process only
   const command = argv.find((a) => !a.startsWith('-'));
   return command !== undefined && STANDBY_COMMANDS.has(command);

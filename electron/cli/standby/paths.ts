@@ -19,6 +19,22 @@ export const STANDBY_COMMANDS: ReadonlySet<string> = new Set([
   'correlate',
 ]);
 
+/** PHASOR_STANDBY: `auto` (unset: the default) — file jobs go to a waiting standby, and a job that ran on
+ * CUDA in its own process leaves one behind (auto.ts); `manual` — a standby is used when one waits, never
+ * started by a job; `off` (or `0`) — never used. */
+export type StandbyMode = 'auto' | 'manual' | 'off';
+
+/** The PHASOR_STANDBY setting, or undefined for a value it does not know (an error of the job: run.ts). */
+export function standbyMode(env: NodeJS.ProcessEnv = process.env): StandbyMode | undefined {
+  const v = env.PHASOR_STANDBY;
+  if (v === undefined || v === '' || v === 'auto') return 'auto';
+  if (v === 'manual') return 'manual';
+  if (v === 'off' || v === '0') return 'off';
+  return undefined;
+}
+
+export const STANDBY_MODE_HELP = 'PHASOR_STANDBY must be auto (the default), manual or off';
+
 /** Environment variables that differ between shells without changing what a job does, and the client's
  * switch (PHASOR_STANDBY). */
 const VOLATILE_ENV = new Set(['PWD', 'OLDPWD', '_', 'SHLVL', 'COLUMNS', 'LINES', 'PHASOR_STANDBY']);
