@@ -19,7 +19,11 @@
 // --no-sync adds the jobs that write a file run with --no-sync (their output renamed without waiting for
 // the disk). --standby adds each phasor job run through a standby process (`phasor standby start`, made
 // ready before the run, untimed); the other phasor cells run with PHASOR_STANDBY=off. A standby row's peak
-// RSS is the client's, not the job's, and is not shown.
+// RSS is the client's, not the job's, and is not shown. Each job also has a "phasor (default)" row: the job
+// as a new user types it (no --backend, PHASOR_STANDBY unset), --runs times in a row after the rounds,
+// from no standby before its first run (any is stopped, untimed): a first job on CUDA leaves a standby
+// that the later runs find. Its first run is shown apart (the "first run s" column, every row has it),
+// beside the median of all runs.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
@@ -124,8 +128,16 @@ function parseSize(text: string): number {
   return Math.floor((Number(m[1]) * unit) / 8) * 8;
 }
 
+/** How a phasor process meets a standby: `off`, a process of its own (PHASOR_STANDBY=off); `manual`,
+ * through the one `phasor standby start` made ready (none started by a job); `default`, as a new user's
+ * (PHASOR_STANDBY unset: a job on CUDA leaves one for the next). */
+function phasorEnv(setting: 'off' | 'manual' | 'default'): NodeJS.ProcessEnv {
+  const { PHASOR_STANDBY: _unset, ...env } = process.env;
+  return setting === 'default' ? env : { ...env, PHASOR_STANDBY: setting };
+}
+
 function run(cmd: string, args: string[]): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * MiB });
+  return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * MiB, env: phasorEnv('off') });
 }
 
 function firstLine(cmd: string, args: string[]): string | undefined {
@@ -370,8 +382,11 @@ interface Cell {
   times: number[];
   rss: number[];
   failed?: string;
-  /** Run through a standby process (made ready before each run, untimed). */
-  standby?: boolean;
+  /** A phasor cell's backend (`auto` for the default row). */
+  backend?: string;
+  /** A phasor cell run through a standby process (made ready before each run, untimed), or as a new user
+   * runs it (from no standby before its first run); else in a process of its own. */
+  setting?: 'standby' | 'default';
 }
 
 function checkSize(path: string, expected: number): void {
@@ -419,11 +434,26 @@ function checkPeaks(stdout: string): void {
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
 /** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table; `noSync`
- * adds --no-sync (jobs that write a file); `standby` runs it through a standby process. */
-function phasorCell(job: Job, backend: string, js?: string, noSync = false, standby = false): Cell {
-  const name = `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}${standby ? ' (standby)' : ''}`;
-  const base = { job, impl: 'phasor' as const, name, times: [], rss: [], standby };
-  const common = [...raw, '--backend', backend, '--json', ...(noSync ? ['--no-sync'] : [])];
+ * adds --no-sync (jobs that write a file); `setting` runs it through a standby process, or as a new user
+ * types it (`default`: no --backend, no --no-sync, PHASOR_STANDBY unset). */
+function phasorCell(
+  job: Job,
+  backend: string,
+  js?: string,
+  noSync = false,
+  setting?: 'standby' | 'default',
+): Cell {
+  const name =
+    setting === 'default'
+      ? 'phasor (default)'
+      : `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}${setting === 'standby' ? ' (standby)' : ''}`;
+  const base = { job, impl: 'phasor' as const, name, times: [], rss: [], backend, setting };
+  const common = [
+    ...raw,
+    ...(setting === 'default' ? [] : ['--backend', backend]),
+    '--json',
+    ...(noSync ? ['--no-sync'] : []),
+  ];
   const cli = (args: string[]) => [process.execPath, js ?? phasorJs, job, ...args, ...common];
   switch (job) {
     case 'filter': {
@@ -603,13 +633,10 @@ function probeBackend(backend: string): string | null {
 const hasTime = existsSync('/usr/bin/time');
 const rssFile = join(dir, 'files-rss.txt');
 
-/** The environment of phasor's processes: a standby is used by the standby cells only. */
-const standbyEnv = (on: boolean) => ({ ...process.env, PHASOR_STANDBY: on ? 'on' : 'off' });
-
 function standbyCommand(command: 'start' | 'stop'): void {
   const r = spawnSync(process.execPath, [phasorJs, 'standby', command], {
     encoding: 'utf8',
-    env: standbyEnv(true),
+    env: phasorEnv('manual'),
   });
   if (r.status !== 0) throw new Error(`phasor standby ${command}: ${r.stderr.trim()}`);
 }
@@ -617,7 +644,9 @@ function standbyCommand(command: 'start' | 'stop'): void {
 function runCell(cell: Cell, evictor: Evictor | null): void {
   for (const o of cell.outputs) rmSync(o, { force: true });
   // the standby waits, ready (started now if none does), as for a user who has started one
-  if (cell.standby) standbyCommand('start');
+  if (cell.setting === 'standby') standbyCommand('start');
+  // a new user's first job finds no standby; the later ones find what the jobs before them left
+  if (cell.setting === 'default' && cell.times.length === 0) standbyCommand('stop');
   if (evictor && !evictor.evict([input, template])) throw new Error(`${evictor.name} failed`);
   const argv = hasTime ? ['/usr/bin/time', '-f', '%M', '-o', rssFile, ...cell.argv] : cell.argv;
   const t0 = performance.now();
@@ -625,7 +654,7 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
     encoding: 'utf8',
     maxBuffer: 64 * MiB,
     stdio: ['ignore', cell.discardStdout ? 'ignore' : 'pipe', 'pipe'],
-    env: standbyEnv(!!cell.standby),
+    env: phasorEnv(cell.setting === 'standby' ? 'manual' : cell.setting === 'default' ? 'default' : 'off'),
   });
   const wall = (performance.now() - t0) / 1000;
   try {
@@ -637,7 +666,9 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
     for (const o of cell.outputs) rmSync(o, { force: true });
   }
   cell.times.push(wall);
-  cell.rss.push(hasTime && !cell.standby ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
+  // through a standby, /usr/bin/time sees the client (a default row's peak is its own-process runs')
+  const ownRss = hasTime && cell.setting !== 'standby';
+  cell.rss.push(ownRss ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -664,6 +695,8 @@ interface Summary {
   backend?: string;
   times: number[];
   median: number;
+  /** The first run's time (a default row's: from no standby). */
+  first: number;
   min: number;
   max: number;
   mbPerS: number;
@@ -696,9 +729,10 @@ function summarize(cells: Cell[]): Summary[] {
     return {
       job: c.job,
       runBy: c.name,
-      ...(c.impl === 'phasor' ? { backend: c.name.split(' ')[1] } : {}),
+      ...(c.backend !== undefined ? { backend: c.backend } : {}),
       times: c.times,
       median: m,
+      first: c.times.length ? c.times[0] : NaN,
       min: Math.min(...c.times),
       max: Math.max(...c.times),
       mbPerS: bytes / MB / perInput,
@@ -720,6 +754,7 @@ function table(rows: Summary[]): string {
     'job',
     'run by',
     'median s',
+    'first run s',
     'min–max s',
     'MB/s in',
     'Msamples/s',
@@ -732,11 +767,12 @@ function table(rows: Summary[]): string {
   ];
   const lines = rows.map((r) =>
     r.failed
-      ? [r.job, r.runBy, 'failed', '', '', '', '', '', '', '', '', '']
+      ? [r.job, r.runBy, 'failed', '', '', '', '', '', '', '', '', '', '']
       : [
           r.job,
           r.runBy,
           secs(r.median),
+          secs(r.first),
           `${secs(r.min)}–${secs(r.max)}`,
           fmt(r.mbPerS, 0),
           fmt(r.msamplesPerS, 1),
@@ -778,8 +814,11 @@ for (const job of jobs) {
     cells.push(phasorCell(job, b));
     const writes = job === 'filter' || job === 'spectrogram';
     if (values['no-sync'] && writes) cells.push(phasorCell(job, b, undefined, true));
-    if (values.standby) cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, true));
+    if (values.standby) {
+      cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, 'standby'));
+    }
   }
+  if (available.length > 0) cells.push(phasorCell(job, 'auto', undefined, false, 'default'));
   if (python.scipy && scripts.has('scipy')) cells.push(pythonCell(job, 'numpy'));
   if (python.cupy && scripts.has('cupy')) cells.push(pythonCell(job, 'cupy'));
 }
@@ -816,23 +855,30 @@ function roundOrder(round: number): Cell[] {
   return order;
 }
 
+function runLogged(cell: Cell, label: string): void {
+  try {
+    runCell(cell, evictor);
+    log(`[${label}] ${cell.job} · ${cell.name}: ${secs(cell.times[cell.times.length - 1])} s`);
+  } catch (e) {
+    cell.failed = e instanceof Error ? e.message : String(e);
+    log(`[${label}] ${cell.job} · ${cell.name}: FAILED\n  ${cell.argv.join(' ')}\n  ${cell.failed}`);
+  }
+}
+
 const loadStart = loadavg();
 for (let round = 1; round <= runs; round++) {
   for (const cell of roundOrder(round)) {
-    if (cell.failed) continue;
-    try {
-      runCell(cell, evictor);
-      log(`[${round}/${runs}] ${cell.job} · ${cell.name}: ${secs(cell.times[cell.times.length - 1])} s`);
-    } catch (e) {
-      cell.failed = e instanceof Error ? e.message : String(e);
-      log(
-        `[${round}/${runs}] ${cell.job} · ${cell.name}: FAILED\n  ${cell.argv.join(' ')}\n  ${cell.failed}`,
-      );
-    }
+    if (!cell.failed && cell.setting !== 'default') runLogged(cell, `${round}/${runs}`);
   }
 }
+// a new user's runs one after another, each finding what the runs before it left (another row's standby
+// between them would not be theirs): after the rounds, a default row at a time, from no standby
+for (const cell of cells.filter((c) => c.setting === 'default')) {
+  for (let i = 1; i <= runs && !cell.failed; i++) runLogged(cell, `default ${i}/${runs}`);
+}
 const loadEnd = loadavg();
-if (values.standby) standbyCommand('stop');
+// the standby cells' standby, or the one the default rows' jobs left
+standbyCommand('stop');
 
 const summary = summarize(cells);
 const command = `npx tsx bench/files.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -861,6 +907,10 @@ const out = [
   'do not); SciPy ÷ this: how many times faster than the SciPy script (above 1: faster), CuPy ÷ this',
   'likewise. Start-up rows: what each process of that kind spends before it reads a sample (included in',
   'every job row). The spectrogram writes twice its input: its × copy floor is over `cat IN IN > COPY`.',
+  'phasor (default): the job as a new user types it (no --backend, PHASOR_STANDBY unset), its runs in a',
+  'row after the rounds; the first starts from no standby, and a job on CUDA leaves one that the later',
+  "runs use. First run s: each row's first run. Other phasor rows run with PHASOR_STANDBY=off unless",
+  'marked (standby).',
 ];
 console.log(out.join('\n'));
 
