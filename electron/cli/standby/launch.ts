@@ -29,7 +29,7 @@ export function startStandby(
         String(idleMs),
         '--since',
         String(since),
-        ...(auto ? ['--auto'] : []),
+        ...(auto ? ['--auto', '--after', String(process.pid)] : []),
       ],
       {
         detached: true,

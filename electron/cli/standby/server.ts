@@ -74,6 +74,10 @@ export async function serveStandby(args: string[]): Promise<void> {
       backend = `none (${e instanceof Error ? e.message : String(e)})`;
     }
   };
+  // one a job started opens its GPU once that job's process is gone: the job's exit (its context's
+  // teardown in the driver) does not wait behind this one's start
+  const after = arg('--after');
+  if (after !== undefined) await untilGone(after, 5000);
   let prepared = prepare();
   await prepared;
 
@@ -207,6 +211,22 @@ async function listenOnce(server: Server, path: string): Promise<boolean> {
   }
   if (err) throw err;
   return true;
+}
+
+/** Resolves once process `pid` has exited (gone, or a zombie its parent has not reaped yet), or after
+ * timeoutMs. */
+async function untilGone(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return;
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
 }
 
 function removeIfMine(path: string): void {
