@@ -10,6 +10,10 @@
 #include "fft.h"
 #define PH_MIXED_KERNEL
 #include "fft_kernels.cuh"
+#ifndef PHASOR_EMU
+#include <cooperative_groups.h>
+#define PH_CLUSTER_FFT 1
+#endif
 
 namespace ph {
 
@@ -184,6 +188,101 @@ static void launchDirectK(Gpu& gpu, ColParams& p, cudaStream_t s, int C) {
 static void launchDirect(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, int C) {
   byPow2<13>(L, "direct strided FFT pass size out of range",
              [&](auto l) { launchDirectK<decltype(l)::value>(gpu, p, s, C); });
+}
+
+#ifdef PH_CLUSTER_FFT
+// 32768 points in one pass: more than one block's shared memory (and registers) hold, so a cluster of two
+// blocks (sm_90) shares the work by decimation in time. Block b loads the samples 2n + b (the two blocks read
+// the same sectors, which cross DRAM once), transforms its 16384 points as the one-pass kernel does (E, O),
+// block 1 multiplies O[k] by W_32768^k, and the radix-2 step pairs them through the peer's shared memory:
+// block 0 writes X[k] = E[k] + W^k·O[k], block 1 X[16384 + k] = E[k] − W^k·O[k].
+__constant__ float2 kW32[16] = {
+    {1.0f, 0.0f}, {9.807852804e-01f, -1.950903220e-01f}, {9.238795325e-01f, -3.826834324e-01f},
+    {8.314696123e-01f, -5.555702330e-01f}, {7.071067812e-01f, -7.071067812e-01f}, {5.555702330e-01f, -8.314696123e-01f},
+    {3.826834324e-01f, -9.238795325e-01f}, {1.950903220e-01f, -9.807852804e-01f}, {0.0f, -1.0f},
+    {-1.950903220e-01f, -9.807852804e-01f}, {-3.826834324e-01f, -9.238795325e-01f}, {-5.555702330e-01f, -8.314696123e-01f},
+    {-7.071067812e-01f, -7.071067812e-01f}, {-8.314696123e-01f, -5.555702330e-01f}, {-9.238795325e-01f, -3.826834324e-01f},
+    {-9.807852804e-01f, -1.950903220e-01f}};  // W_32^e = e^{-2πie/32}
+
+constexpr int kClusterHalf = 16384, kClusterThreads = 1024;
+
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, 1)
+    fft32768Cluster(const float2* in, float2* out, int conjIn, int conjOut, float scale) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  constexpr int H = kClusterHalf, T = kClusterThreads, R = H / T;
+  cg::cluster_group cl = cg::this_cluster();
+  const unsigned b = cl.block_rank();
+  const long long t = blockIdx.x >> 1;
+  PH_DYN_SMEM(float2, sm);
+  const int j = threadIdx.x;
+  float2 v[R];
+  {
+    const float2* src = in + t * 2 * H + 2 * j + b;
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = src[2 * e * T];
+  }
+  if (conjIn) {
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e].y = -v[e].y;
+  }
+  regFft<H, false, R, true>(v, sm, j, nullptr);  // v[e] = E[k] (b = 0) or O[k] (b = 1), k = j + e·T
+  if (b == 1) {
+    // W_32768^k = W_32768^j · W_32^e (T = 32768 / 32)
+    float sn, cs;
+    sincospif(-(float)j / (float)H, &sn, &cs);
+    const float2 wj = make_float2(cs, sn);
+#pragma unroll
+    for (int e = 0; e < R; e++) v[e] = cmul(v[e], cmul(wj, kW32[e]));
+  }
+  __syncthreads();  // the transform's last exchange is read: the buffer takes this block's results
+#pragma unroll
+  for (int e = 0; e < R; e++) sm[j + e * T] = v[e];
+  cl.sync();
+  {
+    const float2* peer = cl.map_shared_rank(sm, b ^ 1);
+    float2* dst = out + t * 2 * H + (long long)b * H + j;
+    const float sy = conjOut ? -scale : scale;
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const float2 p = peer[j + e * T];
+      const float2 x = b == 0 ? cadd(v[e], p) : csub(p, v[e]);
+      dst[e * T] = make_float2(x.x * scale, x.y * sy);
+    }
+  }
+  cl.sync();  // the peer may still be reading this block's shared memory
+#endif
+}
+#endif
+
+/** Whether 32768 runs on the two-block cluster kernel: sm_90 code for it in this build, on an sm_90 or later
+ *  device, unless the tuning names factors for a multi-pass plan; by default (FftTuning::cluster32k 0) only where
+ *  the memory is slower than 4 TB/s. The kernel is bound by its blocks' work rather than by memory: on the lent
+ *  H100 (3.35 TB/s) it took 1.18 ms for 2^27 samples against 1.44 for two passes, while on an H200 (4.8 TB/s) two
+ *  passes take 1.05 ms (docs/cuda/NOTES.md). */
+static bool clusterFft(Gpu& gpu) {
+#ifdef PH_CLUSTER_FFT
+  const int mode = fftTuning().cluster32k;
+  if (mode == 2 || fftTuning().factors[0] != 0 || gpu.prop().major < 9) return false;
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, fft32768Cluster) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (a.ptxVersion < 90 || a.binaryVersion < 90) return false;
+  if (mode == 1) return true;
+  int kHz = 0, bits = 0;
+  if (cudaDeviceGetAttribute(&kHz, cudaDevAttrMemoryClockRate, gpu.device()) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, gpu.device()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const double bytesPerSecond = 2.0 * kHz * 1e3 * bits / 8;  // double data rate
+  return bytesPerSecond > 0 && bytesPerSecond < 4e12;
+#else
+  (void)gpu;
+  return false;
+#endif
 }
 
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
@@ -613,6 +712,7 @@ static std::vector<long long> factorize(Gpu& gpu, long long n) {
 FftPlan::FftPlan(Gpu& gpu, long long n) : gpu_(gpu), n_(n) {
   if (n < 1) throw ArgumentError("FFT size must be at least 1");
   if (n == 1) { kind_ = Kind::Copy; return; }
+  if (n == 32768 && clusterFft(gpu)) { kind_ = Kind::Cluster; return; }
   if (isPow2(n) && n <= onePassMax(gpu)) { kind_ = Kind::Reg; return; }
   if (!isPow2(n) && isSmooth(n) && n <= kMixedCap) { kind_ = Kind::Mixed; return; }
   if (isSmooth(n)) {
@@ -644,6 +744,7 @@ std::string FftPlan::describe() const {
       o << "1 pass (register, " << (n_ == 64 && fftTuning().mix64 ? "8·8 compile-time plan, " : "") << n_ << ")";
       break;
     case Kind::Mixed: o << "1 pass (mixed radix, " << mixRegDescribe(n_) << ", " << n_ << ")"; break;
+    case Kind::Cluster: o << "1 pass (two-block clusters, " << n_ << ")"; break;
     case Kind::FourStep: {
       o << factors_.size() << " passes (";
       for (size_t i = 0; i < factors_.size(); i++) o << (i ? " x " : "") << factors_[i];
@@ -685,6 +786,16 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       p.conjIn = p.conjOut = inverse;
       p.scale = scale;
       launchColumns(gpu_, n_, p, s);
+      return;
+    }
+    case Kind::Cluster: {
+#ifdef PH_CLUSTER_FFT
+      const size_t smem = (size_t)swzLen(kClusterHalf) * sizeof(float2);
+      gpu_.allowSmem(fft32768Cluster, smem);
+      PH_LAUNCH(fft32768Cluster, dim3((unsigned)(2 * batch)), dim3(kClusterThreads), smem, s, in, out, (int)inverse,
+                (int)inverse, scale);
+      PH_CHECK_LAUNCH("FFT kernel launch (two-block clusters)");
+#endif
       return;
     }
     case Kind::FourStep: {

@@ -4,7 +4,8 @@
 //   ph::FftPlan& plan = gpu.plan(n);                       // cached by size
 //   plan.exec(in, out, batch, inverse, gpu.scratch(0, plan.scratchBytes(batch)), gpu.stream());
 //
-// Sizes: powers of two up to 16384 in one pass of the register kernel; other 2/3/5/7-smooth sizes up to
+// Sizes: powers of two up to 16384 in one pass of the register kernel, 32768 in one pass on clusters of two
+// blocks (sm_90 and later); other 2/3/5/7-smooth sizes up to
 // 4096 in one pass of a mixed-radix kernel (in registers where one fits, else in shared memory); larger
 // smooth sizes in two or three passes (four-step, transposes folded into the passes); everything else by
 // Bluestein's chirp-z through a power of two.
@@ -40,7 +41,7 @@ class FftPlan {
   void exec(const float2* in, float2* out, long long batch, bool inverse, void* scratch, cudaStream_t s) const;
 
  private:
-  enum class Kind { Copy, Reg, Mixed, FourStep, Bluestein };
+  enum class Kind { Copy, Reg, Mixed, Cluster, FourStep, Bluestein };
   Gpu& gpu_;
   long long n_;
   Kind kind_;

@@ -119,6 +119,33 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
+  // 32768 in one pass on clusters of two blocks (sm_90 builds on sm_90 and later; chosen by default where the
+  // memory is slower than 4 TB/s, forced here): against float64 and the two-pass plan, forward and inverse
+  it('[needs-gpu] 32768 on two-block clusters matches float64 and the two-pass plan', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    if (gpu.emulation) return; // the emulation has no clusters: its plan is the two-pass one
+    const backend = gpu.backend;
+    const n = 32768;
+    const x = gaussian(2 * n * 3, 32768);
+    try {
+      await backend.ctx.setTuning({ cluster32k: 1 });
+      const plan = await backend.ctx.planInfo(n);
+      // a device or build without sm_90 code keeps two passes
+      if (!plan.includes('clusters')) return expect(plan).toBe('2 passes (128 x 256)');
+      expect(plan).toBe('1 pass (two-block clusters, 32768)');
+      const got = [await backend.fft(x, n), await backend.fft(x, n, { inverse: true })];
+      await backend.ctx.setTuning({ cluster32k: 2 });
+      expect(await backend.ctx.planInfo(n)).toBe('2 passes (128 x 256)');
+      const two = [await backend.fft(x, n), await backend.fft(x, n, { inverse: true })];
+      for (const [i, inverse] of [false, true].entries()) {
+        expect(relL2(got[i], refBatch(x, n, inverse)), `inverse ${inverse}`).toBeLessThanOrEqual(tol(n));
+        expect(relL2(got[i], two[i]), `against two passes, inverse ${inverse}`).toBeLessThanOrEqual(tol(n));
+      }
+    } finally {
+      await backend.ctx.setTuning({});
+    }
+  }, 600_000);
+
   it('[needs-gpu] reaches 2^24 within 1e-6', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     if (gpu.emulation) return; // too slow to emulate

@@ -3,6 +3,8 @@
 
 /** The CUDA backend's tuning knobs, for `setTuning` (each omitted knob takes its default). */
 export interface CudaTuning {
+  /** 32768 in one pass on clusters of two blocks sharing their shared memory (sm_90 builds on sm_90 and later devices): 0 where the memory is slower than 4 TB/s (measured faster there), 1 always, 2 never (two passes). Default 0. */
+  cluster32k?: number;
   /** Largest power of two done in one pass (0: as large as shared memory allows, at most 16384). Default 0. */
   onePassMax?: number;
   /** Largest power-of-two factor of a multi-pass transform. Default 2048. */
@@ -71,6 +73,7 @@ export interface CudaTuning {
 
 /** The knobs' names in cuda/tuning.def's order. */
 export const cudaTuningKnobs = [
+  'cluster32k',
   'onePassMax',
   'factorMax',
   'twiddleTable',
