@@ -206,7 +206,9 @@ __constant__ float2 kW32[16] = {
 
 constexpr int kClusterHalf = 16384, kClusterThreads = 1024;
 
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(1024, 1)
+// Launched with a cluster of two blocks (cudaLaunchAttributeClusterDimension: __cluster_dims__ would not compile
+// for the builds' older architectures, whose code of this kernel is empty and never launched).
+__global__ void __launch_bounds__(1024, 1)
     fft32768Cluster(const float2* in, float2* out, int conjIn, int conjOut, float scale) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
@@ -792,8 +794,19 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
 #ifdef PH_CLUSTER_FFT
       const size_t smem = (size_t)swzLen(kClusterHalf) * sizeof(float2);
       gpu_.allowSmem(fft32768Cluster, smem);
-      PH_LAUNCH(fft32768Cluster, dim3((unsigned)(2 * batch)), dim3(kClusterThreads), smem, s, in, out, (int)inverse,
-                (int)inverse, scale);
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3((unsigned)(2 * batch));
+      cfg.blockDim = dim3(kClusterThreads);
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = s;
+      cudaLaunchAttribute cluster[1];
+      cluster[0].id = cudaLaunchAttributeClusterDimension;
+      cluster[0].val.clusterDim.x = 2;
+      cluster[0].val.clusterDim.y = 1;
+      cluster[0].val.clusterDim.z = 1;
+      cfg.attrs = cluster;
+      cfg.numAttrs = 1;
+      PH_CHECK(cudaLaunchKernelEx(&cfg, fft32768Cluster, in, out, (int)inverse, (int)inverse, scale));
       PH_CHECK_LAUNCH("FFT kernel launch (two-block clusters)");
 #endif
       return;
