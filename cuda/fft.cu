@@ -259,9 +259,8 @@ __global__ void __launch_bounds__(1024, 1)
 
 /** Whether 32768 runs on the two-block cluster kernel: sm_90 code for it in this build, on an sm_90 or later
  *  device, unless the tuning names factors for a multi-pass plan; by default (FftTuning::cluster32k 0) only where
- *  the memory is slower than 4 TB/s. The kernel is bound by its blocks' work rather than by memory: on the lent
- *  H100 (3.35 TB/s) it took 1.18 ms for 2^27 samples against 1.44 for two passes, while on an H200 (4.8 TB/s) two
- *  passes take 1.05 ms (docs/cuda/NOTES.md). */
+ *  the memory is slower than 4 TB/s: the kernel is bound by its blocks' work more than by memory, so it beats two
+ *  passes on an H100 and loses to them on an H200 (docs/cuda/NOTES.md, v25). */
 static bool clusterFft(Gpu& gpu) {
 #ifdef PH_CLUSTER_FFT
   const int mode = fftTuning().cluster32k;
