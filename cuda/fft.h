@@ -5,10 +5,10 @@
 //   plan.exec(in, out, batch, inverse, gpu.scratch(0, plan.scratchBytes(batch)), gpu.stream());
 //
 // Sizes: powers of two up to 16384 in one pass of the register kernel, 32768 in one pass on clusters of two
-// blocks (sm_90 and later); other 2/3/5/7-smooth sizes up to
-// 4096 in one pass of a mixed-radix kernel (in registers where one fits, else in shared memory); larger
-// smooth sizes in two or three passes (four-step, transposes folded into the passes); everything else by
-// Bluestein's chirp-z through a power of two.
+// blocks (sm_90 code, where the memory is slower than 4 TB/s); other 2/3/5/7-smooth sizes up to 4096 in one
+// pass of a mixed-radix kernel (in registers where one fits, else in shared memory); larger smooth sizes in two
+// or three passes (four-step, transposes folded into the passes); everything else by Bluestein's chirp-z
+// through a power of two.
 #pragma once
 #include <string>
 #include <vector>

@@ -27,9 +27,6 @@ export function parseDuration(text: string, name: string): number {
   return ms;
 }
 
-/** The waiting standby's answer to a ping, or undefined when none listens. */
-const ask = (path: string, kind: number = Frame.ping) => askStandby(path, kind);
-
 function describe(info: StandbyInfo): string {
   const minutes = Math.max(0, (info.idleUntil - Date.now()) / 60_000);
   const when = info.idleUntil ? `exits after ${minutes.toFixed(1)} more min without a job` : 'running a job';
@@ -70,7 +67,8 @@ export function registerStandby(program: Command): void {
       rmSync(stoppedFile(path), { force: true });
       // one that is starting is waited for: it may be one a job started
       const starting = startingStandby(path);
-      let info = (await ask(path)) ?? (starting !== undefined ? await untilReady(path, starting) : undefined);
+      let info =
+        (await askStandby(path)) ?? (starting !== undefined ? await untilReady(path, starting) : undefined);
       if (info && (info.auto || info.env !== environmentDigest(jobEnvironment(process.env)))) {
         // one for another environment would refuse this one's jobs, and one a job started has not the
         // --idle asked here: either gives way to a new one
@@ -103,7 +101,7 @@ export function registerStandby(program: Command): void {
       }
       // a standby starting now sees this and exits instead of listening
       writeFileSync(stoppedFile(path), '', { mode: 0o600 });
-      const info = await ask(path, Frame.stop);
+      const info = await askStandby(path, Frame.stop);
       process.stdout.write(info ? `stopped the standby (pid ${info.pid})\n` : 'no standby is waiting\n');
     });
   standby
@@ -112,7 +110,7 @@ export function registerStandby(program: Command): void {
     .option('--json', 'print JSON: the standby, or null')
     .action(async (opts: { json?: boolean }) => {
       const path = standbySocket();
-      const info = await ask(path);
+      const info = await askStandby(path);
       if (opts.json) return printJson(info ?? null);
       const pid = info ? undefined : startingStandby(path);
       process.stdout.write(
@@ -131,7 +129,7 @@ async function untilReady(path: string, pid: number | undefined): Promise<Standb
   let info: StandbyInfo | undefined;
   while (!info && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
-    info = await ask(path);
+    info = await askStandby(path);
     if (!info && pid !== undefined && !alive(pid) && !startingStandby(path)) break;
   }
   return info;
