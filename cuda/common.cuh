@@ -8,20 +8,54 @@
 #define PH_LAUNCH(kernel, grid, block, smem, stream, ...) \
   (emu::lastError() = (cudaError_t)emu::launchKernel((stream), (grid), (block), (smem), &kernel, __VA_ARGS__))
 #define PH_DYN_SMEM(T, name) T* name = reinterpret_cast<T*>(emu::g_block->dynSmem.data())
+// A launch in clusters of `size` blocks along x (sm_90), the cluster size chosen at run time
+#define PH_LAUNCH_CLUSTER(kernel, grid, block, smem, stream, size, ...)                                   \
+  (emu::lastError() = (cudaError_t)emu::launchClusterKernel((stream), (grid), (block), (smem), (size), &kernel, \
+                                                            __VA_ARGS__))
+// The body of a kernel that needs sm_90 (clusters): compiled for the emulation and sm_90 code only
+#define PH_SM90_CODE 1
 #else
 #include <cuda_runtime.h>
 #define PH_LAUNCH(kernel, grid, block, smem, stream, ...) kernel<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
 #define PH_DYN_SMEM(T, name)                                    \
   extern __shared__ __align__(16) unsigned char ph_dyn_smem_[]; \
   T* name = reinterpret_cast<T*>(ph_dyn_smem_)
+#define PH_LAUNCH_CLUSTER(kernel, grid, block, smem, stream, size, ...) \
+  ph::launchClusterEx((size), (grid), (block), (smem), (stream), &kernel, __VA_ARGS__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define PH_SM90_CODE 1
+#endif
 #endif
 #define PH_K(...) __VA_ARGS__
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ph {
+
+#ifndef PHASOR_EMU
+/** A kernel launch in clusters of `size` blocks along x (cudaLaunchKernelEx: __cluster_dims__ would not compile
+ *  for the builds' architectures before sm_90, whose code of such kernels is empty and never launched). */
+template <class... P, class... A>
+inline cudaError_t launchClusterEx(unsigned size, dim3 grid, dim3 block, size_t smem, cudaStream_t s,
+                                   void (*kernel)(P...), A&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = size;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+#endif
 
 // ---------------------------------------------------------------------------------------------------
 // Errors

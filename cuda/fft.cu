@@ -12,7 +12,6 @@
 #include "fft_kernels.cuh"
 #ifndef PHASOR_EMU
 #include <cooperative_groups.h>
-#define PH_CLUSTER_FFT 1
 #endif
 
 namespace ph {
@@ -190,7 +189,6 @@ static void launchDirect(Gpu& gpu, long long L, ColParams& p, cudaStream_t s, in
              [&](auto l) { launchDirectK<decltype(l)::value>(gpu, p, s, C); });
 }
 
-#ifdef PH_CLUSTER_FFT
 // 32768 points in one pass: more than one block's shared memory (and registers) hold, so a cluster of two
 // blocks (sm_90) shares the work by decimation in time. Block b loads the samples 2n + b (the two blocks read
 // the same sectors, which cross DRAM once), transforms its 16384 points as the one-pass kernel does (E, O),
@@ -206,11 +204,10 @@ __constant__ float2 kW32[16] = {
 
 constexpr int kClusterHalf = 16384, kClusterThreads = 1024;
 
-// Launched with a cluster of two blocks (cudaLaunchAttributeClusterDimension: __cluster_dims__ would not compile
-// for the builds' older architectures, whose code of this kernel is empty and never launched).
+// Launched in clusters of two blocks (PH_LAUNCH_CLUSTER).
 __global__ void __launch_bounds__(1024, 1)
     fft32768Cluster(const float2* in, float2* out, int conjIn, int conjOut, float scale) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#ifdef PH_SM90_CODE
   namespace cg = cooperative_groups;
   constexpr int H = kClusterHalf, T = kClusterThreads, R = H / T;
   cg::cluster_group cl = cg::this_cluster();
@@ -255,14 +252,12 @@ __global__ void __launch_bounds__(1024, 1)
   cl.sync();  // the peer may still be reading this block's shared memory
 #endif
 }
-#endif
 
 /** Whether 32768 runs on the two-block cluster kernel: sm_90 code for it in this build, on an sm_90 or later
  *  device, unless the tuning names factors for a multi-pass plan; by default (FftTuning::cluster32k 0) only where
  *  the memory is slower than 4 TB/s: the kernel is bound by its blocks' work more than by memory, so it beats two
  *  passes on an H100 and loses to them on an H200 (docs/cuda/NOTES.md, v25). */
 static bool clusterFft(Gpu& gpu) {
-#ifdef PH_CLUSTER_FFT
   const int mode = fftTuning().cluster32k;
   if (mode == 2 || fftTuning().factors[0] != 0 || gpu.prop().major < 9) return false;
   cudaFuncAttributes a{};
@@ -280,10 +275,6 @@ static bool clusterFft(Gpu& gpu) {
   }
   const double bytesPerSecond = 2.0 * kHz * 1e3 * bits / 8;  // double data rate
   return bytesPerSecond > 0 && bytesPerSecond < 4e12;
-#else
-  (void)gpu;
-  return false;
-#endif
 }
 
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
@@ -790,24 +781,11 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
       return;
     }
     case Kind::Cluster: {
-#ifdef PH_CLUSTER_FFT
       const size_t smem = (size_t)swzLen(kClusterHalf) * sizeof(float2);
       gpu_.allowSmem(fft32768Cluster, smem);
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3((unsigned)(2 * batch));
-      cfg.blockDim = dim3(kClusterThreads);
-      cfg.dynamicSmemBytes = smem;
-      cfg.stream = s;
-      cudaLaunchAttribute cluster[1];
-      cluster[0].id = cudaLaunchAttributeClusterDimension;
-      cluster[0].val.clusterDim.x = 2;
-      cluster[0].val.clusterDim.y = 1;
-      cluster[0].val.clusterDim.z = 1;
-      cfg.attrs = cluster;
-      cfg.numAttrs = 1;
-      PH_CHECK(cudaLaunchKernelEx(&cfg, fft32768Cluster, in, out, (int)inverse, (int)inverse, scale));
+      PH_CHECK(PH_LAUNCH_CLUSTER(fft32768Cluster, dim3((unsigned)(2 * batch)), dim3(kClusterThreads), smem, s, 2, in,
+                                 out, (int)inverse, (int)inverse, scale));
       PH_CHECK_LAUNCH("FFT kernel launch (two-block clusters)");
-#endif
       return;
     }
     case Kind::FourStep: {

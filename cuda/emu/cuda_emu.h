@@ -81,8 +81,12 @@ struct Fiber {
   unsigned linear = 0;
 };
 
+struct Cluster;
+
 struct Block {
   std::vector<Fiber> fibers;
+  Cluster* cluster = nullptr;  // a block of a cluster launch (launchCluster), else null
+  unsigned rank = 0;           // its rank in the cluster
   ucontext_t sched;
   Fiber* cur = nullptr;
   unsigned live = 0;
@@ -98,9 +102,18 @@ struct Block {
   const std::function<void()>* body = nullptr;
   std::vector<unsigned char> dynSmem;
 };
+/** The blocks of one cluster, run together: a barrier across all their threads (cluster_group::sync) and each
+ *  block's dynamic shared memory reachable from the others (map_shared_rank). */
+struct Cluster {
+  std::vector<Block> blocks;
+  unsigned live = 0, arrived = 0;
+  unsigned long long gen = 0;
+};
 inline Block* g_block = nullptr;
 inline std::mutex g_launchMutex;
-inline std::vector<std::vector<char>> g_stacks;
+// fiber stacks, left uninitialized so that the pages a fiber never touches are never committed (a cluster
+// launch runs thousands of fibers at once)
+inline std::vector<std::unique_ptr<char[]>> g_stacks;
 inline std::mt19937 g_rng(12345);
 
 inline void yield() {
@@ -117,6 +130,13 @@ inline void trampoline() {
   unsigned w = f->linear / 32;
   b->wLive[w]--;
   b->progress++;
+  if (Cluster* c = b->cluster) {
+    c->live--;
+    if (c->live > 0 && c->arrived == c->live) {
+      c->arrived = 0;
+      c->gen++;
+    }
+  }
   // a thread that exits releases barriers the others wait at (CUDA leaves this undefined; keep going)
   if (b->live > 0 && b->arrived == b->live) {
     b->arrived = 0;
@@ -139,6 +159,42 @@ inline void syncthreads_impl() {
     return;
   }
   while (b->gen == gen) yield();
+}
+
+inline void clusterSync() {
+  Block* b = g_block;
+  Cluster* c = b->cluster;
+  if (!c) {  // a launch without clusters is a cluster of one block
+    syncthreads_impl();
+    return;
+  }
+  unsigned long long gen = c->gen;
+  if (++c->arrived == c->live) {
+    c->arrived = 0;
+    c->gen++;
+    b->progress++;
+    return;
+  }
+  while (c->gen == gen) yield();
+}
+
+/** The arrival half of a cluster barrier: the generation it waits out (clusterWait). */
+inline unsigned long long clusterArrive() {
+  Block* b = g_block;
+  Cluster* c = b->cluster;
+  if (!c) return 0;
+  unsigned long long gen = c->gen;
+  if (++c->arrived == c->live) {
+    c->arrived = 0;
+    c->gen++;
+    b->progress++;
+  }
+  return gen;
+}
+inline void clusterWait(unsigned long long gen) {
+  Cluster* c = g_block->cluster;
+  if (!c) return;
+  while (c->gen == gen) yield();
 }
 
 inline void syncwarp_impl() {
@@ -189,7 +245,7 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
   unsigned nt = block.x * block.y * block.z;
   std::lock_guard<std::mutex> lock(g_launchMutex);
   const size_t stackSize = 128 * 1024;
-  while (g_stacks.size() < nt) g_stacks.emplace_back(stackSize);
+  while (g_stacks.size() < nt) g_stacks.emplace_back(new char[stackSize]);
   Block b;
   b.body = &body;
   b.dynSmem.assign(smem + 16, 0xCD);  // garbage, like real shared memory
@@ -214,7 +270,7 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
           f.linear = i;
           f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
           getcontext(&f.ctx);
-          f.ctx.uc_stack.ss_sp = g_stacks[i].data();
+          f.ctx.uc_stack.ss_sp = g_stacks[i].get();
           f.ctx.uc_stack.ss_size = stackSize;
           f.ctx.uc_link = &b.sched;
           makecontext(&f.ctx, (void (*)())trampoline, 0);
@@ -246,6 +302,78 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
   g_block = nullptr;
   return 0;
 }
+/** A launch in clusters of `size` consecutive blocks along x (a 1D grid): each cluster's blocks run together,
+ *  their threads in one random order, so a missing cluster barrier usually shows up as a wrong result. */
+inline int launchCluster(dim3 grid, dim3 block, size_t smem, unsigned size, const std::function<void()>& body) {
+  if (int e = badLaunch(grid, block, smem)) return e;
+  if (size == 0 || size > 16 || grid.x % size || grid.y != 1 || grid.z != 1) return 9;
+  const unsigned nt = block.x * block.y * block.z, nw = (nt + 31) / 32;
+  std::lock_guard<std::mutex> lock(g_launchMutex);
+  const size_t stackSize = 128 * 1024;
+  while (g_stacks.size() < (size_t)nt * size) g_stacks.emplace_back(new char[stackSize]);
+  g_blockDim = block;
+  g_gridDim = grid;
+  for (unsigned cx = 0; cx < grid.x / size; cx++) {
+    Cluster c;
+    c.blocks.resize(size);
+    c.live = nt * size;
+    for (unsigned r = 0; r < size; r++) {
+      Block& b = c.blocks[r];
+      b.body = &body;
+      b.cluster = &c;
+      b.rank = r;
+      b.dynSmem.assign(smem + 16, 0xCD);
+      b.fibers.assign(nt, Fiber{});
+      b.live = nt;
+      b.wArrived.assign(nw, 0);
+      b.wGen.assign(nw, 0);
+      b.wLive.assign(nw, 0);
+      b.slots.assign(nw * 32, 0);
+      for (unsigned i = 0; i < nt; i++) b.wLive[i / 32]++;
+      for (unsigned i = 0; i < nt; i++) {
+        Fiber& f = b.fibers[i];
+        f.linear = i;
+        f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = g_stacks[(size_t)r * nt + i].get();
+        f.ctx.uc_stack.ss_size = stackSize;
+        f.ctx.uc_link = &b.sched;
+        makecontext(&f.ctx, (void (*)())trampoline, 0);
+      }
+    }
+    std::vector<std::pair<unsigned, unsigned>> order;
+    for (unsigned r = 0; r < size; r++)
+      for (unsigned i = 0; i < nt; i++) order.emplace_back(r, i);
+    unsigned idle = 0;
+    while (c.live > 0) {
+      std::shuffle(order.begin(), order.end(), g_rng);
+      unsigned long long before = 0, after = 0;
+      for (Block& b : c.blocks) before += b.progress;
+      for (auto [r, i] : order) {
+        Block& b = c.blocks[r];
+        Fiber& f = b.fibers[i];
+        if (f.done) continue;
+        g_block = &b;
+        g_blockIdx = dim3(cx * size + r, 0, 0);
+        b.cur = &f;
+        g_threadIdx = f.tid;
+        swapcontext(&b.sched, &f.ctx);
+      }
+      for (Block& b : c.blocks) after += b.progress;
+      if (after == before) {
+        if (++idle > 3) {
+          std::fprintf(stderr, "emu: deadlock in cluster %u: threads wait at different barriers\n", cx);
+          std::abort();
+        }
+      } else {
+        idle = 0;
+      }
+    }
+  }
+  g_block = nullptr;
+  return 0;
+}
+
 // deferred streams (defined with the runtime API below)
 inline bool deferred();
 inline void enqueue(cudaStream_t s, std::function<void()> op, std::shared_ptr<bool> after = nullptr);
@@ -259,7 +387,43 @@ inline int launchKernel(cudaStream_t s, dim3 grid, dim3 block, size_t smem, void
   enqueue(s, [=] { launch(grid, block, smem, [&] { std::apply(kernel, params); }); });
   return 0;
 }
+template <class... P, class... A>
+inline int launchClusterKernel(cudaStream_t s, dim3 grid, dim3 block, size_t smem, unsigned size, void (*kernel)(P...),
+                               A&&... args) {
+  std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+  if (!deferred()) return launchCluster(grid, block, smem, size, [&] { std::apply(kernel, params); });
+  if (int e = badLaunch(grid, block, smem)) return e;
+  enqueue(s, [=] { launchCluster(grid, block, smem, size, [&] { std::apply(kernel, params); }); });
+  return 0;
+}
 }  // namespace emu
+
+// Thread block clusters (sm_90): the part of cooperative_groups the kernels use.
+namespace cooperative_groups {
+struct cluster_group {
+  unsigned block_rank() const { return emu::g_block->rank; }
+  unsigned num_blocks() const { return emu::g_block->cluster ? (unsigned)emu::g_block->cluster->blocks.size() : 1; }
+  void sync() const { emu::clusterSync(); }
+  struct arrival_token {
+    unsigned long long gen;
+  };
+  arrival_token barrier_arrive() const { return {emu::clusterArrive()}; }
+  void barrier_wait(arrival_token&& t) const { emu::clusterWait(t.gen); }
+  /** The address in block `rank`'s shared memory of what p is in this block's (dynamic shared memory only). */
+  template <class T>
+  T* map_shared_rank(T* p, unsigned rank) const {
+    emu::Block* b = emu::g_block;
+    if (!b->cluster) return p;
+    const size_t off = reinterpret_cast<unsigned char*>(p) - b->dynSmem.data();
+    if (off >= b->dynSmem.size() || rank >= b->cluster->blocks.size()) {
+      std::fprintf(stderr, "emu: map_shared_rank outside dynamic shared memory or the cluster\n");
+      std::abort();
+    }
+    return reinterpret_cast<T*>(b->cluster->blocks[rank].dynSmem.data() + off);
+  }
+};
+inline cluster_group this_cluster() { return {}; }
+}  // namespace cooperative_groups
 
 #define threadIdx (emu::g_threadIdx)
 #define blockIdx (emu::g_blockIdx)
@@ -435,6 +599,8 @@ struct cudaDeviceProp {
 #define cudaComputeModeProhibited 2
 #define cudaComputeModeExclusiveProcess 3
 #define cudaDevAttrComputeMode 20
+#define cudaDevAttrMemoryClockRate 36
+#define cudaDevAttrGlobalMemoryBusWidth 37
 #define cudaHostAllocDefault 0
 #define cudaHostAllocPortable 1
 #define cudaStreamNonBlocking 1
@@ -679,7 +845,12 @@ inline cudaError_t cudaPeekAtLastError() { return emu::lastError(); }
 inline cudaError_t cudaMemGetInfo(size_t* f, size_t* t) { *f = 4ull << 30; *t = 8ull << 30; return cudaSuccess; }
 inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
 template <class F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
-struct cudaFuncAttributes { size_t sharedSizeBytes = 0; int maxThreadsPerBlock = 1024; int numRegs = 0; };
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes = 0;
+  int maxThreadsPerBlock = 1024;
+  int numRegs = 0;
+  int ptxVersion = 90, binaryVersion = 90;  // an sm_90 build: the cluster kernels exist
+};
 template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F) { *a = cudaFuncAttributes{}; return cudaSuccess; }
 inline const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
