@@ -253,10 +253,168 @@ __global__ void __launch_bounds__(1024, 1)
 #endif
 }
 
+// Passes of 2048 and 4096 points over 16 adjacent columns (rows of 128 bytes, whole lines), for two-pass plans
+// of 2^23 and 2^24: 16 columns of 4096 points (512 KiB) are more than a block holds, so a cluster of G = L/512
+// blocks shares them by decimation in frequency, X[G·k' + q] = Σ_m W_512^{m·k'} · W_L^{m·q} · Σ_b W_G^{b·q} ·
+// x[512·b + m]. Block q loads x[512·b + m] of every b for its own m ∈ [q·512/G, (q+1)·512/G) and every column
+// (1/G of the data, no more), does those G-point DFTs, applies W_L^{m·q'} and writes each result q' into block
+// q''s shared memory; after a cluster barrier every block holds the 16 columns of its own 512-point transforms
+// (the one-pass kernel's regFft) and stores X[G·k' + q] through a transpose, C columns a row. COLS_IN: the
+// input's C columns are adjacent (rows of 8·C bytes: the first pass of a plan), and the butterflies' results go
+// to the blocks by rows (m·(C + 1) + c: a warp's writes to a block are nearly contiguous); else each column is
+// contiguous (the second pass) and they go by columns. The output's columns are adjacent in both passes.
+constexpr int kWideSub = 512, kWideGroup = 16;
+/** float2 of a cluster-pass block's shared memory: C columns (the transforms and the store's transpose), or C + 1
+ *  a row (the first pass's butterfly results). */
+__host__ __device__ constexpr int wideSmemLen(int C) {
+  return C * swzLen(kWideSub) > kWideSub * (C + 1) ? C * swzLen(kWideSub) : kWideSub * (C + 1);
+}
+
+template <int G, int C, bool COLS_IN>
+__global__ void __launch_bounds__(C * 32, 1024 / (C * 32)) fftWideCluster(ColParams p) {
+#ifdef PH_SM90_CODE
+  namespace cg = cooperative_groups;
+  constexpr int H = kWideSub, L = G * H, R = 16, T = H / R, MQ = H / G, NT = C * T;
+  constexpr int P = C * MQ / NT;  // butterflies a thread
+  static_assert(P * NT == C * MQ && T == 32, "fftWideCluster: the work must tile the block");
+  cg::cluster_group cl = cg::this_cluster();
+  const int q = (int)cl.block_rank();
+  const long long col0 = (long long)(blockIdx.x / G) * C;
+  PH_DYN_SMEM(float2, smem);
+  long long* bases = reinterpret_cast<long long*>(smem + wideSmemLen(C));  // C in, then C out
+  const int tid = threadIdx.x;
+  if (tid < C) {
+    bases[tid] = colBase(p, col0 + tid, p.si);
+    bases[C + tid] = colBase(p, col0 + tid, p.so);
+  }
+  auto started = cl.barrier_arrive();  // waited for before the first write to another block's memory
+  __syncthreads();
+  float2 x[P][G];
+  int pc[P], pm[P];
+#pragma unroll
+  for (int i = 0; i < P; i++) {
+    const int k = tid + i * NT;
+    const int c = COLS_IN ? (k & (C - 1)) : k / MQ, mm = COLS_IN ? k / C : k % MQ;
+    pc[i] = c;
+    pm[i] = q * MQ + mm;
+    const float2* src = p.in + bases[c] + (long long)pm[i] * p.si.ls;
+#pragma unroll
+    for (int b = 0; b < G; b++) x[i][b] = src[(long long)b * H * p.si.ls];
+  }
+  cl.barrier_wait(std::move(started));  // every block of the cluster runs: its shared memory may be written
+#pragma unroll
+  for (int i = 0; i < P; i++) {
+    if (p.conjIn) {
+#pragma unroll
+      for (int b = 0; b < G; b++) x[i][b].y = -x[i][b].y;
+    }
+    dft<G>(x[i]);
+#pragma unroll
+    for (int r = 1; r < G; r++) {
+      float sn, cs;
+      sincospif((float)(pm[i] * r) * (-2.0f / (float)L), &sn, &cs);  // W_L^{m·r}, exact argument
+      x[i][r] = cmul(x[i][r], make_float2(cs, sn));
+    }
+    const int at = COLS_IN ? pm[i] * (C + 1) + pc[i] : colOff<H>(pc[i], true) + pad16(pm[i]);
+#pragma unroll
+    for (int r = 0; r < G; r++) cl.map_shared_rank(smem, r)[at] = x[i][r];
+  }
+  cl.sync();  // this block's rows are all written; no block touches another's memory after this
+  const int c = tid / T, j = tid % T;
+  float2* sm = smem + colOff<H>(c, true);
+  float2 v[R];
+#pragma unroll
+  for (int e = 0; e < R; e++) v[e] = COLS_IN ? smem[(j + e * T) * (C + 1) + c] : sm[pad16(j + e * T)];
+  __syncthreads();
+  regFft<H, false, R>(v, sm, j, nullptr);  // v[e] = Y[k'], k' = j + e·T: X[G·k' + q]
+  passTwiddles<R, true>(v, p, col0 + c, G * j + q, G * T);
+  const float sy = p.conjOut ? -p.scale : p.scale;
+#pragma unroll
+  for (int e = 0; e < R; e++) v[e] = make_float2(v[e].x * p.scale, v[e].y * sy);
+  __syncthreads();  // the transform's last exchange is read
+#pragma unroll
+  for (int e = 0; e < R; e++) sm[pad16(j + e * T)] = v[e];
+  __syncthreads();
+  {
+    const int tc = tid & (C - 1), tl = tid / C;
+    const float2* tsm = smem + colOff<H>(tc, true);
+    float2* dst = p.out + bases[C + tc];
+#pragma unroll
+    for (int e = 0; e < R; e++) {
+      const int k = tl + e * (NT / C);
+      dst[(long long)(G * k + q) * p.so.ls] = tsm[pad16(k)];
+    }
+  }
+#endif
+}
+
+/** Whether a pass of L points over `ncols` columns runs on the cluster kernel (fftWideCluster): L 2048 or 4096,
+ *  whole groups of 16 columns, and sm_90 code for it in this build on an sm_90 or later device. */
+static bool widePass(Gpu& gpu, long long L, long long ncols) {
+  if ((L != 2048 && L != 4096) || ncols % kWideGroup || gpu.prop().major < 9) return false;
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, fftWideCluster<8, 16, true>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.ptxVersion >= 90 && a.binaryVersion >= 90;
+}
+
+template <int G, int C, bool COLS_IN>
+static void launchWideK(Gpu& gpu, ColParams& p, cudaStream_t s) {
+  const size_t smem = (size_t)wideSmemLen(C) * sizeof(float2) + 2 * C * sizeof(long long);
+  gpu.allowSmem(fftWideCluster<G, C, COLS_IN>, smem);
+  const dim3 grid((unsigned)(p.ncols / C * G));
+  PH_CHECK(PH_LAUNCH_CLUSTER(PH_K(fftWideCluster<G, C, COLS_IN>), grid, dim3(C * 32), smem, s, G, p));
+  PH_CHECK_LAUNCH("FFT kernel launch (wide pass on clusters)");
+}
+
+template <int G, bool COLS_IN>
+static void launchWideC(Gpu& gpu, ColParams& p, cudaStream_t s) {
+  switch (fftTuning().wideCols) {
+    case 4: return launchWideK<G, 4, COLS_IN>(gpu, p, s);
+    case 16: return launchWideK<G, 16, COLS_IN>(gpu, p, s);
+    default: return launchWideK<G, 8, COLS_IN>(gpu, p, s);
+  }
+}
+
+/** One pass of L = 2048 or 4096 points on the cluster kernel (widePass must hold): output columns adjacent,
+ *  input columns adjacent (transIn) or each contiguous. */
+static void launchWide(Gpu& gpu, long long L, ColParams& p, cudaStream_t s) {
+  if (p.so.s0 != 1 || (p.transIn ? p.si.s0 != 1 : p.si.ls != 1))
+    throw ArgumentError("FFT pass layout: the cluster pass needs adjacent output columns");
+  p.fastBase = fftTuning().fastBase && p.ncols + kMaxTransCols < (1LL << 31) ? 1 : 0;
+  if (p.fastBase) {
+    p.dC0 = makeFastDiv((unsigned)p.C0);
+    p.dC1 = makeFastDiv((unsigned)p.C1);
+  }
+  p.twPow2 = p.twN > 0 && isPow2(p.twN) && !fftTuning().passTwiddleTable;
+  if (L == 4096) {
+    if (p.transIn) launchWideC<8, true>(gpu, p, s);
+    else launchWideC<8, false>(gpu, p, s);
+  } else {
+    if (p.transIn) launchWideC<4, true>(gpu, p, s);
+    else launchWideC<4, false>(gpu, p, s);
+  }
+}
+
+/** Whether the device's theoretical memory bandwidth (memory clock × bus width × 2) is under 4 TB/s: where the
+ *  cluster kernels, bound by their blocks' work more than by memory, beat the copy-bound passes they replace
+ *  (an H100 at 3.35 TB/s; not an H200 at 4.8: docs/cuda/NOTES.md, v25 and v26). */
+static bool slowMemory(Gpu& gpu) {
+  int kHz = 0, bits = 0;
+  if (cudaDeviceGetAttribute(&kHz, cudaDevAttrMemoryClockRate, gpu.device()) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, gpu.device()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const double bytesPerSecond = 2.0 * kHz * 1e3 * bits / 8;  // double data rate
+  return bytesPerSecond > 0 && bytesPerSecond < 4e12;
+}
+
 /** Whether 32768 runs on the two-block cluster kernel: sm_90 code for it in this build, on an sm_90 or later
  *  device, unless the tuning names factors for a multi-pass plan; by default (FftTuning::cluster32k 0) only where
- *  the memory is slower than 4 TB/s: the kernel is bound by its blocks' work more than by memory, so it beats two
- *  passes on an H100 and loses to them on an H200 (docs/cuda/NOTES.md, v25). */
+ *  slowMemory holds: it beats two passes on an H100 and loses to them on an H200. */
 static bool clusterFft(Gpu& gpu) {
   const int mode = fftTuning().cluster32k;
   if (mode == 2 || fftTuning().factors[0] != 0 || gpu.prop().major < 9) return false;
@@ -266,15 +424,7 @@ static bool clusterFft(Gpu& gpu) {
     return false;
   }
   if (a.ptxVersion < 90 || a.binaryVersion < 90) return false;
-  if (mode == 1) return true;
-  int kHz = 0, bits = 0;
-  if (cudaDeviceGetAttribute(&kHz, cudaDevAttrMemoryClockRate, gpu.device()) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, gpu.device()) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  const double bytesPerSecond = 2.0 * kHz * 1e3 * bits / 8;  // double data rate
-  return bytesPerSecond > 0 && bytesPerSecond < 4e12;
+  return mode == 1 || slowMemory(gpu);
 }
 
 static constexpr long long kMixedCap = 4096;  // C·L of the mixed kernel: two buffers of 32 KiB
@@ -709,6 +859,18 @@ FftPlan::FftPlan(Gpu& gpu, long long n) : gpu_(gpu), n_(n) {
   if (!isPow2(n) && isSmooth(n) && n <= kMixedCap) { kind_ = Kind::Mixed; return; }
   if (isSmooth(n)) {
     factors_ = factorize(gpu, n);
+    // 2^23 and 2^24 in two passes where 4096-point passes run on clusters (three passes cost three copies);
+    // by default (widePass 0) where slowMemory holds
+    const int mode = fftTuning().widePass;
+    const bool wide = mode == 1 || mode == 3 || (mode == 0 && slowMemory(gpu));
+    if (factors_.size() == 3 && fftTuning().factors[0] == 0 && wide && (n == (1LL << 23) || n == (1LL << 24)) &&
+        widePass(gpu, 4096, 4096))
+      factors_ = {n / 4096, 4096};
+    if (factors_.size() == 2)
+      for (int i = 0; i < 2; i++) {
+        const long long L = factors_[i], cols = n / L;
+        wide_[i] = wide && (L == 4096 || mode == 3) && widePass(gpu, L, cols);
+      }
     if (!factors_.empty()) { kind_ = Kind::FourStep; return; }
   }
   kind_ = Kind::Bluestein;
@@ -740,6 +902,7 @@ std::string FftPlan::describe() const {
     case Kind::FourStep: {
       o << factors_.size() << " passes (";
       for (size_t i = 0; i < factors_.size(); i++) o << (i ? " x " : "") << factors_[i];
+      if (wide_[0] || wide_[1]) o << (wide_[0] && wide_[1] ? ", both on clusters" : wide_[0] ? ", the first on clusters" : ", the second on clusters");
       o << ")";
       break;
     }
@@ -803,7 +966,8 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
         p.twN = n;
         TwoLevel tw = gpu_.twoLevel(n);
         p.twHi = tw.hi; p.twLo = tw.lo; p.twShift = tw.shift;
-        launchColumns(gpu_, N1, p, s);
+        if (factors_.size() == 2 && wide_[0]) launchWide(gpu_, N1, p, s);
+        else launchColumns(gpu_, N1, p, s);
       };
       if (factors_.size() == 2) {
         const long long N1 = factors_[0], M = factors_[1];
@@ -815,7 +979,8 @@ void FftPlan::exec(const float2* in, float2* out, long long batch, bool inverse,
         q.so = Strides{1, 0, n, N1};
         q.transOut = 1;
         q.conjOut = inverse; q.scale = scale;
-        launchColumns(gpu_, M, q, s);
+        if (wide_[1]) launchWide(gpu_, M, q, s);
+        else launchColumns(gpu_, M, q, s);
         return;
       }
       // Three (or more, folded into three) passes: N1 · N2 · N3.

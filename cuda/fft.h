@@ -7,7 +7,8 @@
 // Sizes: powers of two up to 16384 in one pass of the register kernel, 32768 in one pass on clusters of two
 // blocks (sm_90 code, where the memory is slower than 4 TB/s); other 2/3/5/7-smooth sizes up to 4096 in one
 // pass of a mixed-radix kernel (in registers where one fits, else in shared memory); larger smooth sizes in two
-// or three passes (four-step, transposes folded into the passes); everything else by Bluestein's chirp-z
+// or three passes (four-step, transposes folded into the passes; 2^23 and 2^24 in two, their 4096-point passes
+// on clusters of eight blocks, under the same sm_90 and memory rule); everything else by Bluestein's chirp-z
 // through a power of two.
 #pragma once
 #include <string>
@@ -46,6 +47,7 @@ class FftPlan {
   long long n_;
   Kind kind_;
   std::vector<long long> factors_;
+  bool wide_[2] = {false, false};  // a two-pass plan's passes on the cluster kernel (fftWideCluster)
   // Bluestein
   long long m_ = 0;
   FftPlan* sub_ = nullptr;

@@ -119,8 +119,45 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
-  // 32768 in one pass on clusters of two blocks (sm_90 builds on sm_90 and later, and the emulation; chosen by
-  // default where the memory is slower than 4 TB/s, forced here): against float64 and the two-pass plan
+  // passes of 2048 and 4096 points on clusters of 4 and 8 blocks (sm_90 builds on sm_90 and later; the
+  // emulation runs a cluster's blocks together), first and second in a plan, forced on sizes the emulation
+  // runs, against float64 and the same factors on the strided kernels
+  it('[needs-gpu] two-pass plans with cluster passes match float64 and the strided passes', async (ctx) => {
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    const backend = gpu.backend;
+    const plans: [number, number[]][] = [
+      [65536, [16, 4096]],
+      [65536, [4096, 16]],
+      [32768, [16, 2048]],
+      [32768, [2048, 16]],
+    ];
+    try {
+      for (const [n, factors] of plans) {
+        const x = gaussian(2 * n * 2, n + factors[0]);
+        const knobs = { onePassMax: 16, factorMax: 4096, factors };
+        await backend.ctx.setTuning({ ...knobs, widePass: 3 });
+        const plan = await backend.ctx.planInfo(n);
+        // a device or build without sm_90 code keeps the strided passes
+        if (!plan.includes('clusters')) return expect(plan).toBe(`2 passes (${factors.join(' x ')})`);
+        const which = factors[0] > 16 ? 'the first' : 'the second';
+        expect(plan).toBe(`2 passes (${factors.join(' x ')}, ${which} on clusters)`);
+        const got = [await backend.fft(x, n), await backend.fft(x, n, { inverse: true })];
+        await backend.ctx.setTuning({ ...knobs, widePass: 2 });
+        expect(await backend.ctx.planInfo(n)).toBe(`2 passes (${factors.join(' x ')})`);
+        const strided = [await backend.fft(x, n), await backend.fft(x, n, { inverse: true })];
+        for (const [i, inverse] of [false, true].entries()) {
+          const what = `n=${n} as ${factors.join(' x ')}, inverse ${inverse}`;
+          expect(relL2(got[i], refBatch(x, n, inverse)), what).toBeLessThanOrEqual(tol(n));
+          expect(relL2(got[i], strided[i]), `${what} against strided passes`).toBeLessThanOrEqual(tol(n));
+        }
+      }
+    } finally {
+      await backend.ctx.setTuning({});
+    }
+  }, 600_000);
+
+  // 32768 in one pass on clusters of two blocks (sm_90 builds on sm_90 and later; chosen by default where the
+  // memory is slower than 4 TB/s, forced here): against float64 and the two-pass plan, forward and inverse
   it('[needs-gpu] 32768 on two-block clusters matches float64 and the two-pass plan', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const backend = gpu.backend;
@@ -145,13 +182,23 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
+  // 2^23 and 2^24 run two passes with 4096-point passes on clusters where the device and build have them (by
+  // default where the memory is slower than 4 TB/s), else three; both plans against float64
   it('[needs-gpu] reaches 2^24 within 1e-6', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     if (gpu.emulation) return; // too slow to emulate
-    for (const n of [1 << 22, 1 << 24]) {
-      const x = gaussian(2 * n, 3);
-      const got = await gpu.backend.fft(x, n);
-      expect(relL2(got, dft(Float64Array.from(x))), `n=${n}`).toBeLessThanOrEqual(1e-6);
+    try {
+      for (const knobs of [{ widePass: 1 }, { widePass: 2 }]) {
+        await gpu.backend.ctx.setTuning(knobs);
+        for (const n of [1 << 22, 1 << 23, 1 << 24]) {
+          const x = gaussian(2 * n, 3);
+          const got = await gpu.backend.fft(x, n);
+          const what = `n=${n} ${JSON.stringify(knobs)} ${await gpu.backend.ctx.planInfo(n)}`;
+          expect(relL2(got, dft(Float64Array.from(x))), what).toBeLessThanOrEqual(1e-6);
+        }
+      }
+    } finally {
+      await gpu.backend.ctx.setTuning({});
     }
   }, 600_000);
 

@@ -5,6 +5,10 @@
 export interface CudaTuning {
   /** 32768 in one pass on clusters of two blocks sharing their shared memory (sm_90 builds on sm_90 and later devices): 0 where the memory is slower than 4 TB/s (measured faster there), 1 always, 2 never (two passes). Default 0. */
   cluster32k?: number;
+  /** Passes of 4096 points on clusters of 8 blocks sharing their shared memory (sm_90 builds on sm_90 and later devices), and 2^23 and 2^24 in two passes with them: 0 where the memory is slower than 4 TB/s (measured faster there), 1 always, 2 never (three passes), 3 always and 2048-point passes too. Default 0. */
+  widePass?: number;
+  /** Columns a cluster of the cluster passes (widePass): 0 as measured best, else 4, 8 or 16. Default 0. */
+  wideCols?: number;
   /** Largest power of two done in one pass (0: as large as shared memory allows, at most 16384). Default 0. */
   onePassMax?: number;
   /** Largest power-of-two factor of a multi-pass transform. Default 2048. */
@@ -74,6 +78,8 @@ export interface CudaTuning {
 /** The knobs' names in cuda/tuning.def's order. */
 export const cudaTuningKnobs = [
   'cluster32k',
+  'widePass',
+  'wideCols',
   'onePassMax',
   'factorMax',
   'twiddleTable',
