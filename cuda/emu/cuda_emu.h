@@ -240,6 +240,29 @@ inline int badLaunch(dim3 grid, dim3 block, size_t smem) {
   return smem > maxDynSmem() ? 9 : 0;
 }
 
+/** Makes b ready to run a block of nt threads: its fibers on the stacks g_stacks[first…], its barriers reset. */
+inline void startBlock(Block& b, dim3 block, unsigned nt, size_t first, size_t stackSize) {
+  const unsigned nw = (nt + 31) / 32;
+  b.fibers.assign(nt, Fiber{});
+  b.live = nt;
+  b.arrived = 0;
+  b.wArrived.assign(nw, 0);
+  b.wGen.assign(nw, 0);
+  b.wLive.assign(nw, 0);
+  b.slots.assign(nw * 32, 0);
+  for (unsigned i = 0; i < nt; i++) b.wLive[i / 32]++;
+  for (unsigned i = 0; i < nt; i++) {
+    Fiber& f = b.fibers[i];
+    f.linear = i;
+    f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = g_stacks[first + i].get();
+    f.ctx.uc_stack.ss_size = stackSize;
+    f.ctx.uc_link = &b.sched;
+    makecontext(&f.ctx, (void (*)())trampoline, 0);
+  }
+}
+
 inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
   if (int e = badLaunch(grid, block, smem)) return e;
   unsigned nt = block.x * block.y * block.z;
@@ -252,29 +275,11 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
   g_block = &b;
   g_blockDim = block;
   g_gridDim = grid;
-  unsigned nw = (nt + 31) / 32;
   for (unsigned bz = 0; bz < grid.z; bz++)
     for (unsigned by = 0; by < grid.y; by++)
       for (unsigned bx = 0; bx < grid.x; bx++) {
         g_blockIdx = dim3(bx, by, bz);
-        b.fibers.assign(nt, Fiber{});
-        b.live = nt;
-        b.arrived = 0;
-        b.wArrived.assign(nw, 0);
-        b.wGen.assign(nw, 0);
-        b.wLive.assign(nw, 0);
-        b.slots.assign(nw * 32, 0);
-        for (unsigned i = 0; i < nt; i++) b.wLive[i / 32]++;
-        for (unsigned i = 0; i < nt; i++) {
-          Fiber& f = b.fibers[i];
-          f.linear = i;
-          f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
-          getcontext(&f.ctx);
-          f.ctx.uc_stack.ss_sp = g_stacks[i].get();
-          f.ctx.uc_stack.ss_size = stackSize;
-          f.ctx.uc_link = &b.sched;
-          makecontext(&f.ctx, (void (*)())trampoline, 0);
-        }
+        startBlock(b, block, nt, 0, stackSize);
         std::vector<unsigned> order(nt);
         for (unsigned i = 0; i < nt; i++) order[i] = i;
         unsigned idle = 0;
@@ -307,7 +312,7 @@ inline int launch(dim3 grid, dim3 block, size_t smem, const std::function<void()
 inline int launchCluster(dim3 grid, dim3 block, size_t smem, unsigned size, const std::function<void()>& body) {
   if (int e = badLaunch(grid, block, smem)) return e;
   if (size == 0 || size > 16 || grid.x % size || grid.y != 1 || grid.z != 1) return 9;
-  const unsigned nt = block.x * block.y * block.z, nw = (nt + 31) / 32;
+  const unsigned nt = block.x * block.y * block.z;
   std::lock_guard<std::mutex> lock(g_launchMutex);
   const size_t stackSize = 128 * 1024;
   while (g_stacks.size() < (size_t)nt * size) g_stacks.emplace_back(new char[stackSize]);
@@ -323,23 +328,7 @@ inline int launchCluster(dim3 grid, dim3 block, size_t smem, unsigned size, cons
       b.cluster = &c;
       b.rank = r;
       b.dynSmem.assign(smem + 16, 0xCD);
-      b.fibers.assign(nt, Fiber{});
-      b.live = nt;
-      b.wArrived.assign(nw, 0);
-      b.wGen.assign(nw, 0);
-      b.wLive.assign(nw, 0);
-      b.slots.assign(nw * 32, 0);
-      for (unsigned i = 0; i < nt; i++) b.wLive[i / 32]++;
-      for (unsigned i = 0; i < nt; i++) {
-        Fiber& f = b.fibers[i];
-        f.linear = i;
-        f.tid = dim3(i % block.x, (i / block.x) % block.y, i / (block.x * block.y));
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = g_stacks[(size_t)r * nt + i].get();
-        f.ctx.uc_stack.ss_size = stackSize;
-        f.ctx.uc_link = &b.sched;
-        makecontext(&f.ctx, (void (*)())trampoline, 0);
-      }
+      startBlock(b, block, nt, (size_t)r * nt, stackSize);
     }
     std::vector<std::pair<unsigned, unsigned>> order;
     for (unsigned r = 0; r < size; r++)
