@@ -161,23 +161,6 @@ inline void syncthreads_impl() {
   while (b->gen == gen) yield();
 }
 
-inline void clusterSync() {
-  Block* b = g_block;
-  Cluster* c = b->cluster;
-  if (!c) {  // a launch without clusters is a cluster of one block
-    syncthreads_impl();
-    return;
-  }
-  unsigned long long gen = c->gen;
-  if (++c->arrived == c->live) {
-    c->arrived = 0;
-    c->gen++;
-    b->progress++;
-    return;
-  }
-  while (c->gen == gen) yield();
-}
-
 /** The arrival half of a cluster barrier: the generation it waits out (clusterWait). */
 inline unsigned long long clusterArrive() {
   Block* b = g_block;
@@ -195,6 +178,10 @@ inline void clusterWait(unsigned long long gen) {
   Cluster* c = g_block->cluster;
   if (!c) return;
   while (c->gen == gen) yield();
+}
+inline void clusterSync() {
+  if (!g_block->cluster) return syncthreads_impl();  // a launch without clusters is a cluster of one block
+  clusterWait(clusterArrive());
 }
 
 inline void syncwarp_impl() {

@@ -156,8 +156,8 @@ describe('CUDA fft', () => {
     }
   }, 600_000);
 
-  // 32768 in one pass on clusters of two blocks (sm_90 builds on sm_90 and later; chosen by default where the
-  // memory is slower than 4 TB/s, forced here): against float64 and the two-pass plan, forward and inverse
+  // 32768 in one pass on clusters of two blocks (sm_90 builds on sm_90 and later, and the emulation; chosen by
+  // default where the memory is slower than 4 TB/s, forced here): against float64 and the two-pass plan
   it('[needs-gpu] 32768 on two-block clusters matches float64 and the two-pass plan', async (ctx) => {
     if (!gpu.backend) return ctx.skip(gpu.skip);
     const backend = gpu.backend;
