@@ -6,6 +6,13 @@
 import { STANDBY_SERVE } from './standby/paths.js';
 import { viaStandby } from './standby/client.js';
 
+// a reader that went away (`phasor … --json | head -1`) loses the rest of the output, and the job goes on
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 const argv = process.argv.slice(2);
 if (argv[0] === STANDBY_SERVE) {
   await (await import('./standby/server.js')).serveStandby(argv.slice(1));

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
+import { phasorBin, runCli, spawnCli, tempDir, untilWriting } from '../support/cli.js';
 import { connect } from 'node:net';
 import { Frame, readFrames, writeFrame } from '../../electron/cli/standby/protocol.js';
 import { noise } from '../support/signals.js';
@@ -109,6 +109,23 @@ describe('phasor standby', () => {
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toContain('nothing.wav');
     expect((await status())?.jobs).toBe(4);
+  }, 60_000);
+
+  it('a reader that goes away loses the rest of the output, and the job goes on', async () => {
+    await start();
+    // through the standby, and in a process of its own
+    for (const setting of ['manual', 'off']) {
+      const out = f(`gone-${setting}.sigmf-data`);
+      const child = spawnCli(filterArgs(out), { env: { ...env, PHASOR_STANDBY: setting } });
+      child.stdout.destroy(); // before a byte of the summary is written
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+      expect(code, `${setting}: ${stderr}`).toBe(0);
+      expect(stderr, setting).toBe('');
+      expect(existsSync(out), setting).toBe(true);
+    }
+    expect((await status())?.jobs).toBe(1);
   }, 60_000);
 
   it('a job of another environment runs in its own process, saying why; start there replaces it', async () => {

@@ -1,12 +1,26 @@
 // Runs the real `phasor` CLI (bin/phasor.js → dist/, built by `npm test` before the tests run).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const phasorBin = join(root, 'bin', 'phasor.js');
+
+/** Spawns phasor with pipes for stdout and stderr (a standby the developer started is not used unless the
+ * test's environment asks for it). */
+export function spawnCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, [phasorBin, ...args], {
+    cwd: options.cwd ?? root,
+    env: { ...process.env, PHASOR_STANDBY: 'off', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 export interface CliResult {
   code: number | null;
@@ -20,12 +34,7 @@ export function runCli(
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [phasorBin, ...args], {
-      cwd: options.cwd ?? root,
-      // a standby the developer started (`phasor standby start`) is not used unless a test asks for it
-      env: { ...process.env, PHASOR_STANDBY: 'off', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnCli(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -123,9 +123,11 @@ function relay(socket: Socket, request: JobRequest): Promise<number | undefined>
       process.stdout.write('', () => process.stderr.write('', () => resolve(code)));
     };
     const out = (stream: NodeJS.WriteStream, bytes: Buffer) => {
+      if (stream.destroyed) return; // its reader went away (main.ts): the rest is dropped
       if (!stream.write(bytes)) {
         socket.pause();
         stream.once('drain', () => socket.resume());
+        stream.once('close', () => socket.resume());
       }
     };
     readFrames(socket, (kind, payload) => {
