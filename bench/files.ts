@@ -18,7 +18,8 @@
 // side by side in the same rounds (the two swap places every other round): before and after on one machine.
 // --no-sync adds the jobs that write a file run with --no-sync (their output renamed without waiting for
 // the disk). --standby adds each phasor job run through a standby process (`phasor standby start`, made
-// ready before the run, untimed); the other phasor cells run with PHASOR_STANDBY=off. A standby row's peak
+// ready before the run, untimed) by the installed command (bin/phasor: its native client where built, and
+// then also by Node's client, a row of its own); the other phasor cells run with PHASOR_STANDBY=off. A standby row's peak
 // RSS is the client's, not the job's, and is not shown. Each job also has a "phasor (default)" row: the job
 // as a new user types it (no --backend, PHASOR_STANDBY unset), --runs times in a row after the rounds,
 // from no standby before its first run (any is stopped, untimed): a first job on CUDA leaves a standby
@@ -41,7 +42,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -91,6 +92,9 @@ const { values } = parseArgs({
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const phasorJs = join(root, 'bin/phasor.js');
+// the command as installed: the native client where it is built (it reaches a standby without Node's start)
+const phasorCommand = join(root, 'bin/phasor');
+const nativeClient = existsSync(join(root, 'native/build/client/phasor-client'));
 const pyScript = join(root, 'bench/files_scipy.py');
 const dir = values.dir;
 const runs = Number(values.runs);
@@ -132,7 +136,9 @@ function parseSize(text: string): number {
  * through the one `phasor standby start` made ready (none started by a job); `default`, as a new user's
  * (PHASOR_STANDBY unset: a job on CUDA leaves one for the next). */
 function phasorEnv(setting: 'off' | 'manual' | 'default'): NodeJS.ProcessEnv {
-  const { PHASOR_STANDBY: _unset, ...env } = process.env;
+  const { PHASOR_STANDBY: _unset, ...rest } = process.env;
+  // this Node first on PATH: bin/phasor runs the `node` found there, and the standby is named after it
+  const env = { ...rest, PATH: `${dirname(process.execPath)}:${rest.PATH ?? ''}` };
   return setting === 'default' ? env : { ...env, PHASOR_STANDBY: setting };
 }
 
@@ -384,10 +390,13 @@ interface Cell {
   failed?: string;
   /** A phasor cell's backend (`auto` for the default row). */
   backend?: string;
-  /** A phasor cell run through a standby process (made ready before each run, untimed), or as a new user
-   * runs it (from no standby before its first run); else in a process of its own. */
-  setting?: 'standby' | 'default';
+  /** A phasor cell run through a standby process (made ready before each run, untimed; by the installed
+   * command, or `standby-node` by Node's client), or as a new user runs it (from no standby before its first
+   * run); else in a process of its own. */
+  setting?: Setting;
 }
+
+type Setting = 'standby' | 'standby-node' | 'default';
 
 function checkSize(path: string, expected: number): void {
   if (!existsSync(path)) throw new Error(`${path} was not written`);
@@ -434,19 +443,14 @@ function checkPeaks(stdout: string): void {
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
 /** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table; `noSync`
- * adds --no-sync (jobs that write a file); `setting` runs it through a standby process, or as a new user
+ * adds --no-sync (jobs that write a file); `setting` runs it through a standby process (bin/phasor, or
+ * Node's client), or as a new user
  * types it (`default`: no --backend, no --no-sync, PHASOR_STANDBY unset). */
-function phasorCell(
-  job: Job,
-  backend: string,
-  js?: string,
-  noSync = false,
-  setting?: 'standby' | 'default',
-): Cell {
+function phasorCell(job: Job, backend: string, js?: string, noSync = false, setting?: Setting): Cell {
   const name =
     setting === 'default'
       ? 'phasor (default)'
-      : `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}${setting === 'standby' ? ' (standby)' : ''}`;
+      : `phasor ${backend}${noSync ? ' --no-sync' : ''}${js === undefined ? '' : ' (baseline)'}${setting === 'standby' ? ' (standby)' : setting === 'standby-node' ? ' (standby, Node client)' : ''}`;
   const base = { job, impl: 'phasor' as const, name, times: [], rss: [], backend, setting };
   const common = [
     ...raw,
@@ -454,7 +458,12 @@ function phasorCell(
     '--json',
     ...(noSync ? ['--no-sync'] : []),
   ];
-  const cli = (args: string[]) => [process.execPath, js ?? phasorJs, job, ...args, ...common];
+  // as typed: the installed command; else Node with the CLI's entry (this build's, or the baseline's)
+  const typed = setting === 'default' || setting === 'standby';
+  const cli = (args: string[]) =>
+    typed
+      ? [phasorCommand, job, ...args, ...common]
+      : [process.execPath, js ?? phasorJs, job, ...args, ...common];
   switch (job) {
     case 'filter': {
       const out = join(dir, 'files-out.sigmf-data');
@@ -644,7 +653,7 @@ function standbyCommand(command: 'start' | 'stop'): void {
 function runCell(cell: Cell, evictor: Evictor | null): void {
   for (const o of cell.outputs) rmSync(o, { force: true });
   // the standby waits, ready (started now if none does), as for a user who has started one
-  if (cell.setting === 'standby') standbyCommand('start');
+  if (cell.setting === 'standby' || cell.setting === 'standby-node') standbyCommand('start');
   // a new user's first job finds no standby; the later ones find what the jobs before them left
   if (cell.setting === 'default' && cell.times.length === 0) standbyCommand('stop');
   if (evictor && !evictor.evict([input, template])) throw new Error(`${evictor.name} failed`);
@@ -654,7 +663,7 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
     encoding: 'utf8',
     maxBuffer: 64 * MiB,
     stdio: ['ignore', cell.discardStdout ? 'ignore' : 'pipe', 'pipe'],
-    env: phasorEnv(cell.setting === 'standby' ? 'manual' : cell.setting === 'default' ? 'default' : 'off'),
+    env: phasorEnv(cell.setting === 'default' ? 'default' : cell.setting === undefined ? 'off' : 'manual'),
   });
   const wall = (performance.now() - t0) / 1000;
   try {
@@ -667,7 +676,7 @@ function runCell(cell: Cell, evictor: Evictor | null): void {
   }
   cell.times.push(wall);
   // through a standby, /usr/bin/time sees the client (a default row's peak is its own-process runs')
-  const ownRss = hasTime && cell.setting !== 'standby';
+  const ownRss = hasTime && (cell.setting === undefined || cell.setting === 'default');
   cell.rss.push(ownRss ? Number(lastLine(readFileSync(rssFile, 'utf8'))) / 1024 : NaN);
 }
 
@@ -816,6 +825,9 @@ for (const job of jobs) {
     if (values['no-sync'] && writes) cells.push(phasorCell(job, b, undefined, true));
     if (values.standby) {
       cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, 'standby'));
+      if (nativeClient) {
+        cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, 'standby-node'));
+      }
     }
   }
   if (available.length > 0) cells.push(phasorCell(job, 'auto', undefined, false, 'default'));
@@ -827,6 +839,11 @@ if (python.cupy) {
     'CuPy compiles its kernels on first use and caches them on disk (~/.cupy/kernel_cache): a first run can be slower, which the spread shows',
   );
 }
+notes.push(
+  nativeClient
+    ? 'the (default) and (standby) rows run bin/phasor, whose native client reaches the standby without starting Node; "Node client": node bin/phasor.js'
+    : 'the native client is not built (node native/client/build.mjs): bin/phasor runs Node',
+);
 if (!hasTime) notes.push('peak RSS not measured: /usr/bin/time is absent (Debian package "time")');
 
 let evictor: Evictor | null = null;

@@ -1,5 +1,6 @@
 // Where a standby process waits for jobs: a Unix socket in a folder only this user may enter, named after
 // the build and the Node that run it, so a job never reaches a standby of another build or another user.
+// The native client (native/client/phasor-client.c) finds the same socket the same way.
 
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -35,9 +36,22 @@ export function standbyMode(env: NodeJS.ProcessEnv = process.env): StandbyMode |
 
 export const STANDBY_MODE_HELP = 'PHASOR_STANDBY must be auto (the default), manual or off';
 
-/** Environment variables that differ between shells without changing what a job does, and the client's
- * switch (PHASOR_STANDBY). */
-const VOLATILE_ENV = new Set(['PWD', 'OLDPWD', '_', 'SHLVL', 'COLUMNS', 'LINES', 'PHASOR_STANDBY']);
+/** Set by the native client when it runs the Node CLI in its place: the standby was asked already (or could
+ * not be), so main.js does not ask again. */
+export const STANDBY_TRIED = 'PHASOR_STANDBY_TRIED';
+
+/** Environment variables that differ between shells without changing what a job does, and the clients'
+ * switches (PHASOR_STANDBY, PHASOR_STANDBY_TRIED). */
+const VOLATILE_ENV = new Set([
+  'PWD',
+  'OLDPWD',
+  '_',
+  'SHLVL',
+  'COLUMNS',
+  'LINES',
+  'PHASOR_STANDBY',
+  STANDBY_TRIED,
+]);
 
 /** The environment a job's result may depend on, as compared between a client and a standby. */
 export function jobEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -70,13 +84,21 @@ export function standbyDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(tmpdir(), `phasor-${process.getuid?.() ?? 'user'}`);
 }
 
-/** The socket of the standby for this build and this Node. */
+/** FNV-1a (64 bits) of a text's UTF-8 bytes, as 16 hex digits: a key the native client computes alike
+ * (what it names is private to the user; it only has to tell builds apart). */
+export function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const b of Buffer.from(text, 'utf8')) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+/** The socket of the standby for this build and this Node (its binary: a new Node is another file). */
 export function standbySocket(env: NodeJS.ProcessEnv = process.env): string {
-  const built = statSync(mainScript);
-  const key = createHash('sha256')
-    .update([mainScript, built.mtimeMs, built.ino, process.execPath, process.version].join('\0'))
-    .digest('hex')
-    .slice(0, 16);
+  const built = statSync(mainScript, { bigint: true });
+  const node = statSync(process.execPath, { bigint: true });
+  const key = fnv1a64(
+    [mainScript, built.mtimeNs, built.ino, process.execPath, node.mtimeNs, node.ino].join('\0'),
+  );
   return join(standbyDir(env), `standby-${key}.sock`);
 }
 
