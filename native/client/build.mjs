@@ -5,17 +5,14 @@
 //
 //   node native/client/build.mjs                 build; fail without a C compiler
 //   node native/client/build.mjs --if-available  (npm install) build where a compiler is found, else say so
-//   node native/client/build.mjs --out FILE      build into FILE (tests)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const argv = process.argv.slice(2);
-const ifAvailable = argv.includes('--if-available');
-const at = argv.indexOf('--out');
-const out = at >= 0 ? path.resolve(argv[at + 1]) : path.join(here, '..', 'build', 'client', 'phasor-client');
+const ifAvailable = process.argv.includes('--if-available');
+const out = path.join(here, '..', 'build', 'client', 'phasor-client');
 
 function skip(why) {
   if (ifAvailable) {
@@ -39,7 +36,10 @@ const r = spawnSync(
   ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-o', tmp, path.join(here, 'phasor-client.c')],
   { stdio: 'inherit' },
 );
-if (r.status !== 0) skip(`${cc} failed`);
+if (r.status !== 0) {
+  rmSync(tmp, { force: true });
+  skip(`${cc} failed`);
+}
 renameSync(tmp, out);
 console.log(
   `phasor: built the native client (${path.relative(process.cwd(), out)}) in ${Date.now() - started} ms`,
