@@ -20,6 +20,7 @@ import {
   shell,
   utilityProcess,
   type IpcMainInvokeEvent,
+  type MessageBoxOptions,
   type MessagePortMain,
   type OpenDialogOptions as ElectronOpenOptions,
   type SaveDialogOptions as ElectronSaveOptions,
@@ -32,6 +33,7 @@ import { isEngineRequest } from '../engine-host/messages.js';
 import { EngineProcess } from './engine-process.js';
 import { GpuWindow, linuxVulkanDriver, webGpuSwitches } from './gpu-window.js';
 import { CONNECT_CHANNEL, ENGINE_STATE_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
+import { externalLink, isSchemePage } from './navigation.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
 const SCHEME = 'phasor';
@@ -53,11 +55,9 @@ protocol.registerSchemesAsPrivileged([
 ]);
 
 function isAppUrl(url: string): boolean {
+  if (isSchemePage(url, SCHEME, 'app')) return true;
   try {
-    const u = new URL(url);
-    // Node's URL gives custom schemes the origin "null": compare scheme and host instead.
-    if (u.protocol === `${SCHEME}:` && u.host === 'app') return true;
-    return devUrl !== undefined && u.origin === new URL(devUrl).origin;
+    return devUrl !== undefined && new URL(url).origin === new URL(devUrl).origin;
   } catch {
     return false;
   }
@@ -65,6 +65,53 @@ function isAppUrl(url: string): boolean {
 
 /** The app's windows' webContents, by id. */
 const windows = new Map<number, WebContents>();
+/** The hidden WebGPU windows' webContents ids: their one page is phasor://gpu. */
+const gpuContents = new Set<number>();
+
+/** Whether `url` is a page `contents` may show: the WebGPU window's own, or else the app's. */
+function isOwnPage(contents: WebContents, url: string): boolean {
+  return gpuContents.has(contents.id) ? isSchemePage(url, SCHEME, 'gpu') : isAppUrl(url);
+}
+
+/** Opens an allowed link in the browser once the user agreed, in a box modal to the asking window. */
+async function openAfterAsking(contents: WebContents, url: string): Promise<void> {
+  const win = BrowserWindow.fromWebContents(contents);
+  const options: MessageBoxOptions = {
+    type: 'question',
+    title: 'Open link',
+    message: 'Open this link in your web browser?',
+    detail: url,
+    buttons: ['Cancel', 'Open in browser'],
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  };
+  const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
+  if (response === 1) await shell.openExternal(url);
+}
+
+/** Every webContents (the app's windows, the WebGPU window, any other): navigations, frame navigations
+ * and redirects stay on its own pages; no webview; no new window, and only an app window may hand a link
+ * to the browser (navigation.ts says which). Checked when each event comes: a window's webContents is
+ * announced before the window is known as the app's or the WebGPU one. */
+function guardContents(contents: WebContents): void {
+  const stay = (e: { url: string; preventDefault(): void }): void => {
+    if (!isOwnPage(contents, e.url)) e.preventDefault();
+  };
+  contents.on('will-navigate', stay);
+  contents.on('will-frame-navigate', stay);
+  contents.on('will-redirect', stay);
+  contents.on('will-attach-webview', (e) => e.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    const link = windows.has(contents.id) ? externalLink(url) : null;
+    if (link !== null) {
+      openAfterAsking(contents, link).catch((err: unknown) =>
+        console.error(`phasor: could not open ${link}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }
+    return { action: 'deny' };
+  });
+}
 
 /** A window's webContents while it can still be sent to. */
 function liveContents(id: number): WebContents | null {
@@ -87,6 +134,9 @@ const gpuWindow = new GpuWindow<MessagePortMain>({
         spellcheck: false,
       },
     });
+    const id = win.webContents.id;
+    gpuContents.add(id);
+    win.on('closed', () => gpuContents.delete(id));
     const ready = new Promise<void>((resolve, reject) => {
       win.webContents.once('did-finish-load', () => resolve());
       win.webContents.once('did-fail-load', (_e, code, description) =>
@@ -206,13 +256,6 @@ function createWindow(): void {
   });
   // A reload connects again (replacing the old connection); a crash ends it.
   win.webContents.on('render-process-gone', () => hub.disconnect(id));
-  win.webContents.on('will-navigate', (e) => {
-    if (!isAppUrl(e.url)) e.preventDefault();
-  });
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
   void win.loadURL(devUrl ?? APP_URL);
 }
 
@@ -246,10 +289,7 @@ function lockDown(): void {
     callback(allowed.has(permission)),
   );
   session.defaultSession.setPermissionCheckHandler((_wc, permission) => allowed.has(permission));
-  app.on('web-contents-created', (_e, contents) => {
-    contents.on('will-attach-webview', (e) => e.preventDefault());
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  });
+  app.on('web-contents-created', (_e, contents) => guardContents(contents));
 }
 
 // Where the GPU cannot be used (blocklisted drivers, virtual machines, remote desktops) Chromium now refuses

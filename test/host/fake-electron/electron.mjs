@@ -26,6 +26,8 @@ const fake = (globalThis.__fakeElectron = {
   // File dialogs: what they were asked, and what they answer.
   dialogs: [],
   dialogAnswer: { canceled: false, filePaths: ['/data/rec.wav'], filePath: '/data/out.wav' },
+  // Message boxes answer with this button index, or with what this function of their options returns.
+  messageBoxAnswer: 0,
   // Utility processes forked, in order (each a UtilityProcess below).
   utilityProcesses: [],
   // The navigator the WebGPU window's preload sees: no navigator.gpu unless a test gives one.
@@ -78,6 +80,57 @@ class WebContents extends Emitter {
     // The renderer side: ipcRenderer listeners of the preload this stand-in runs, and the ports it got.
     this.renderer = new Emitter();
     this.rendererPorts = [];
+    this.url = '';
+  }
+  getURL() {
+    return this.url;
+  }
+  /** Emits a navigation event as Electron does: a details Event (url, isMainFrame, preventDefault), with
+   * the deprecated positional url after it; answers whether a listener prevented it. */
+  #navigationEvent(name, url, isMainFrame) {
+    let prevented = false;
+    const details = {
+      url,
+      isMainFrame,
+      isSameDocument: false,
+      frame: null,
+      initiator: null,
+      preventDefault: () => (prevented = true),
+    };
+    this.emit(name, details, url, false, isMainFrame, 1, 1);
+    return prevented;
+  }
+  /** The page (or one of its frames) starts a navigation, as a link or location.href would: Chromium
+   * asks 'will-frame-navigate' for every frame, then 'will-navigate' for the main frame. Answers whether it
+   * went ahead (the main frame's URL then changes). */
+  navigate(url, { mainFrame = true } = {}) {
+    if (this.#navigationEvent('will-frame-navigate', url, mainFrame)) return false;
+    if (mainFrame && this.#navigationEvent('will-navigate', url, true)) return false;
+    if (mainFrame) this.url = url;
+    return true;
+  }
+  /** A server redirects the navigation in progress to `url` ('will-redirect'); answers whether it went
+   * ahead. Electron asks this for loadURL's navigations too. */
+  redirect(url, { mainFrame = true } = {}) {
+    if (this.#navigationEvent('will-redirect', url, mainFrame)) return false;
+    if (mainFrame) this.url = url;
+    return true;
+  }
+  /** The page calls window.open (or follows a target=_blank link): without a handler, or when it allows,
+   * Chromium opens a new window on `url`. Answers the action taken. */
+  openWindow(url) {
+    const answer = this.windowOpenHandler?.({
+      url,
+      frameName: '',
+      features: '',
+      disposition: 'foreground-tab',
+      referrer: { url: this.url, policy: 'strict-origin-when-cross-origin' },
+    }) ?? { action: 'allow' };
+    if (answer.action === 'allow') {
+      const child = new BrowserWindow(answer.overrideBrowserWindowOptions ?? {});
+      void child.loadURL(url);
+    }
+    return answer.action;
   }
   isDestroyed() {
     return this.destroyed;
@@ -134,10 +187,13 @@ export class BrowserWindow extends Emitter {
     this.webContents = new WebContents();
     this.url = null;
     fake.windows.push(this);
+    // Electron announces every new webContents, a window's included, while the window is being made.
+    for (const fn of fake.appEvents.get('web-contents-created') ?? []) fn({}, this.webContents);
   }
   /** Pages do not load here, except that the hidden WebGPU window runs its preload, then "finishes". */
   loadURL(url) {
     this.url = url;
+    this.webContents.url = url;
     this.loads = (this.loads ?? 0) + 1;
     const preload = this.options?.webPreferences?.preload;
     if (preload && RUN_PRELOADS.has(basename(preload))) {
@@ -291,6 +347,14 @@ export const dialog = {
     fake.dialogs.push({ kind: 'save', window: win?.webContents?.id ?? null, options });
     const a = fake.dialogAnswer;
     return Promise.resolve(a.canceled ? { canceled: true } : { canceled: false, filePath: a.filePath });
+  },
+  /** showMessageBox([window], options): answers with fake.messageBoxAnswer's button. */
+  showMessageBox(win, options) {
+    const modal = win instanceof BrowserWindow;
+    const o = modal ? options : win;
+    fake.dialogs.push({ kind: 'message', window: modal ? win.webContents.id : null, options: o });
+    const a = fake.messageBoxAnswer;
+    return Promise.resolve({ response: typeof a === 'function' ? a(o) : a, checkboxChecked: false });
   },
 };
 
