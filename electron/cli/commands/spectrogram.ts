@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from '../../engine/errors.js';
+import { recordingFiles, refuseOverwritingInputs } from '../../engine/io/identity.js';
 import { parseColormap } from '../../engine/output/colormaps.js';
 import { colorize, encodePng } from '../../engine/output/image.js';
 import { npyHeader } from '../../engine/output/npy.js';
@@ -84,6 +85,7 @@ export function registerSpectrogram(program: Command): void {
     const colormap = parseColormap(opts.colormap);
     if (!(opts.range[0] < opts.range[1]))
       throw new InvalidArgumentError('--range must be LOW:HIGH with LOW < HIGH');
+    await refuseOverwritingInputs([out], recordingFiles(file));
     const source = await openInput(file, opts);
     const backend = await getBackend(opts, source);
     const progress = new Progress('spectrogram');

@@ -131,6 +131,13 @@ function checkFormat(format: StreamFormat): void {
   }
 }
 
+/** The files a writer for `path` puts in place: a SigMF output's data and metadata, else `path`. */
+export function writerPaths(path: string): string[] {
+  if (outputContainer(path) !== 'sigmf') return [path];
+  const { meta, data } = sigmfPair(path);
+  return [data, meta];
+}
+
 /** Creates a writer for `path` (.wav → WAV/RF64; .sigmf-data, .sigmf-meta or .sigmf → a SigMF pair). */
 export async function createWriter(path: string, options: WriterOptions): Promise<SampleWriter> {
   const { format } = options;

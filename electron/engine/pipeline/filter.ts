@@ -3,11 +3,12 @@
 // (scipy.signal.lfilter(taps, 1, x)) on request. The output is written to a temporary file and renamed
 // into place only on success: a failed or cancelled job leaves nothing under the output's name.
 
-import { resolve } from 'node:path';
 import type { Backend, FirFilter, HostBlocks } from '../backends/backend.js';
 import { firwin, type WindowSpec } from '../dsp/index.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { createWriter, defaultOutputEncoding, outputContainer } from '../io/index.js';
+import { recordingFiles, refuseOverwritingInputs } from '../io/identity.js';
+import { writerPaths } from '../io/writer.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
 import { WriteBehind, fileBlockFrames, fileReadBlocks, fileReads, hostBlocks, inTurn } from './stages.js';
@@ -70,11 +71,7 @@ export async function filterSource(
 ): Promise<FilterResult> {
   const { info } = source;
   if (taps.length < 1) throw new InvalidArgumentError('the filter has no taps');
-  if (info.path && samePath(info.path, outputPath)) {
-    throw new InvalidArgumentError(
-      'the output would overwrite the input while it is read; choose another name',
-    );
-  }
+  if (info.path) await refuseOverwritingInputs(writerPaths(outputPath), recordingFiles(info.path));
   const container = outputContainer(outputPath);
   if (!container) {
     throw new InvalidArgumentError(
@@ -153,11 +150,6 @@ export async function filterSource(
     fir?.dispose();
     await Promise.all([reads.release(), outs?.release()]);
   }
-}
-
-function samePath(a: string, b: string): boolean {
-  const strip = (p: string) => resolve(p).replace(/\.sigmf-(data|meta)$/i, '');
-  return strip(a) === strip(b);
 }
 
 /** Parses taps from text: numbers separated by whitespace or commas (# comments), or JSON. */
