@@ -1,9 +1,12 @@
 // Temporary files for atomic writes: created beside the target, renamed into place on success, removed on
-// failure, cancel or exit. A partial file never stands under its final name.
+// failure, cancel or exit. A partial file never stands under its final name. Every byte of an output goes
+// through writeAll, which takes no short write for a whole one, and close() checks the file's length
+// against what was written. A temporary is named `.NAME.phasor-<pid>-<hex>.tmp`: one left by a process
+// that was killed (SIGKILL, power loss) is removed when this user next makes a temporary in that folder.
 
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PhasorError, ioError } from '../errors.js';
 
@@ -23,6 +26,51 @@ export function removePendingTemporaries(): void {
     }
   }
   pending.clear();
+}
+
+/** A temporary's name: `.NAME.phasor-<pid>-<hex>.tmp`, the pid of the process writing it. */
+const TEMPORARY_NAME = /^\..+\.phasor-(\d+)-[0-9a-f]+\.tmp$/;
+
+/** Whether process `pid` runs (a process of another user counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Removes the temporaries in `dir` left by processes that no longer run: regular files of this user
+ * named as ours. Another running process's temporaries are kept. Never throws (a folder that cannot be
+ * listed fails the job later, when the temporary is created). Returns the paths removed.
+ */
+export async function removeStaleTemporaries(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const m = TEMPORARY_NAME.exec(name);
+    if (m === null) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || running(pid)) continue;
+    const path = join(dir, name);
+    try {
+      const s = await lstat(path);
+      if (!s.isFile() || (uid !== undefined && s.uid !== uid)) continue;
+      await rm(path);
+      removed.push(path);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
 }
 
 /** Paths of the temporaries still pending (for tests and diagnostics). */
@@ -46,23 +94,28 @@ const SYNC_EVERY_BYTES = 128 << 20;
 export class TemporaryFile {
   readonly target: string;
   readonly path: string;
-  readonly handle: FileHandle;
+  readonly #handle: FileHandle;
   /** close() flushes the file to the disk before it is renamed (see TemporaryOptions.durable). */
   readonly durable: boolean;
   readonly #syncEvery: number;
   #unsynced = 0;
+  /** One past the last byte written: the length close() expects the file to have. */
+  #end = 0;
   #syncing: Promise<void> | undefined;
 
   private constructor(target: string, path: string, handle: FileHandle, options: TemporaryOptions) {
     this.target = target;
     this.path = path;
-    this.handle = handle;
+    this.#handle = handle;
     this.durable = options.durable ?? true;
     this.#syncEvery = options.syncEveryBytes ?? SYNC_EVERY_BYTES;
   }
 
   static async create(target: string, options: TemporaryOptions = {}): Promise<TemporaryFile> {
-    const path = join(dirname(target), `.${basename(target)}.phasor-${randomBytes(6).toString('hex')}.tmp`);
+    const dir = dirname(target);
+    await removeStaleTemporaries(dir);
+    const name = `.${basename(target)}.phasor-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+    const path = join(dir, name);
     let handle: FileHandle;
     try {
       handle = await open(path, 'wx');
@@ -85,17 +138,30 @@ export class TemporaryFile {
   }
 
   /** Writes all of `bytes` at `position`: a write may store fewer bytes than asked (a disk filling up), so
-   * it goes on until all are stored or a write fails (ENOSPC), never taking a short write for a whole one.
-   * Errors are the OS's (callers name the file). */
+   * it goes on until all are stored or a write fails (ENOSPC), never taking a short write for a whole one;
+   * a write that stores nothing without an error fails too. Errors name the target. */
   async writeAll(bytes: Uint8Array, position: number): Promise<void> {
     for (let done = 0; done < bytes.length;) {
-      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, position + done);
+      let bytesWritten: number;
+      try {
+        ({ bytesWritten } = await this.#handle.write(bytes, done, bytes.length - done, position + done));
+      } catch (err) {
+        throw ioError(this.target, err);
+      }
+      if (!(bytesWritten > 0)) {
+        throw new PhasorError(
+          'io',
+          `a write stored ${done} of ${bytes.length} bytes and then nothing, without an error`,
+          { file: this.target },
+        );
+      }
       done += bytesWritten;
     }
+    this.#end = Math.max(this.#end, position + bytes.length);
     this.#unsynced += bytes.length;
     if (this.durable && this.#syncing === undefined && this.#unsynced >= this.#syncEvery) {
       this.#unsynced = 0;
-      const sync = this.handle.datasync().finally(() => {
+      const sync = this.#handle.datasync().finally(() => {
         this.#syncing = undefined;
       });
       sync.catch(() => undefined); // a failure shows again in close()'s flush
@@ -108,14 +174,22 @@ export class TemporaryFile {
     await this.#syncing?.catch(() => undefined);
   }
 
-  /** Closes the handle, flushing the file to the disk first when durable (it stays a temporary). */
+  /** Closes the handle, flushing the file to the disk first when durable (it stays a temporary). Fails
+   * when the file holds fewer or more bytes than were written. */
   async close(): Promise<void> {
     await this.#settled();
+    let size: number;
     try {
-      if (this.durable) await this.handle.sync();
-      await this.handle.close();
+      if (this.durable) await this.#handle.sync();
+      size = (await this.#handle.stat()).size;
+      await this.#handle.close();
     } catch (err) {
       throw ioError(this.target, err);
+    }
+    if (size !== this.#end) {
+      throw new PhasorError('io', `the file holds ${size} of ${this.#end} bytes written`, {
+        file: this.target,
+      });
     }
   }
 
@@ -132,7 +206,7 @@ export class TemporaryFile {
   /** Closes (if open) and deletes the temporary; never throws. */
   async discard(): Promise<void> {
     await this.#settled();
-    await this.handle.close().catch(() => undefined);
+    await this.#handle.close().catch(() => undefined);
     await rm(this.path, { force: true }).catch(() => undefined);
     pending.delete(this.path);
   }

@@ -5,9 +5,11 @@
 //   for await (const block of source.blocks()) await w.write(block.data as Float32Array);
 //   await w.commit();           // or w.abort() on cancel; w.clipped counts clipped integer samples
 
-import { rm } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { CancelledError, InvalidArgumentError } from '../errors.js';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { copyFile, link, rename, rm } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { CancelledError, InvalidArgumentError, ioError } from '../errors.js';
 import type { SigmfMetadata } from '../sources/source.js';
 import { valuesPerFrame, type StreamFormat } from '../types.js';
 import {
@@ -446,6 +448,8 @@ class SigmfWriter extends EncodingWriter {
   readonly #input: SigmfMetadata | undefined;
   readonly #applied: Record<string, unknown> | undefined;
   #metaTmp: TemporaryFile | undefined;
+  /** The data file that stood under the output's name, while the pair is committed. */
+  #aside: string | undefined;
   #dataPublished = false;
 
   constructor(
@@ -480,17 +484,51 @@ class SigmfWriter extends EncodingWriter {
     );
     await this.tmp.close();
     this.#metaTmp = await TemporaryFile.create(this.#metaPath, { durable: this.tmp.durable });
-    await this.#metaTmp.handle.writeFile(text + '\n', 'utf8');
+    await this.#metaTmp.writeAll(new TextEncoder().encode(text + '\n'), 0);
     await this.#metaTmp.close();
+    // The pair goes in place as two renames: the data file that stood there is kept aside until the
+    // metadata is in place too, so a failure between them puts it back.
+    this.#aside = await keepAside(this.#dataPath);
     await this.tmp.publish();
     this.#dataPublished = true;
     await this.#metaTmp.publish();
+    if (this.#aside !== undefined) await rm(this.#aside, { force: true }).catch(() => undefined);
   }
 
   protected override async discardExtra(): Promise<void> {
     await this.#metaTmp?.discard();
-    // Data without its metadata is not a recording: take it back down.
-    if (this.#dataPublished) await rm(this.#dataPath, { force: true }).catch(() => undefined);
+    const aside = this.#aside;
+    // Data without its metadata is not a recording: put back what stood there, or nothing.
+    if (this.#dataPublished) {
+      if (aside !== undefined) await rename(aside, this.#dataPath).catch(() => undefined);
+      else await rm(this.#dataPath, { force: true }).catch(() => undefined);
+    } else if (aside !== undefined) {
+      await rm(aside, { force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A second name (hard link, else a copy) beside `path` for the file standing there, to put back if a
+ * commit fails after replacing it; undefined when there is none. Hidden, ending in `.old`.
+ */
+async function keepAside(path: string): Promise<string | undefined> {
+  const aside = join(
+    dirname(path),
+    `.${basename(path)}.phasor-${process.pid}-${randomBytes(6).toString('hex')}.old`,
+  );
+  try {
+    await link(path, aside);
+    return aside;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  }
+  try {
+    await copyFile(path, aside, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL);
+    return aside;
+  } catch (err) {
+    await rm(aside, { force: true }).catch(() => undefined);
+    throw ioError(path, err);
   }
 }
 
