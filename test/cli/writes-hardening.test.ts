@@ -115,20 +115,22 @@ describe('an output that is one of the inputs', () => {
   });
 });
 
-// $1: the mount point; the rest: the command. Prints the command's exit status, then what the disk holds.
+// $1: the mount point; $2: the bytes of filler put on it first; the rest: the command. Prints the command's
+// exit status, then what the disk holds.
 const SCRIPT =
-  'disk=$1; shift; mount -t tmpfs -o size=1m tmpfs "$disk" || exit 97; ' +
-  'head -c 900000 /dev/urandom > "$disk/filler"; "$@"; echo "exit $?"; ls -A "$disk"; ' +
+  'disk=$1; fill=$2; shift 2; mount -t tmpfs -o size=1m tmpfs "$disk" || exit 97; ' +
+  'head -c "$fill" /dev/urandom > "$disk/filler" 2>/dev/null; "$@"; echo "exit $?"; ls -A "$disk"; ' +
   'umount "$disk" 2>/dev/null; true';
 
-/** Runs argv with a nearly full 1 MiB tmpfs at `disk` (a 900 kB file on it). */
+/** Runs argv with a 1 MiB tmpfs at `disk` that a file of `fill` bytes fills (more than 1 MiB: full). */
 function onNearlyFullDisk(
   disk: string,
   argv: string[],
+  fill = 900000,
 ): { code: number; stdout: string; stderr: string; left: string[] } {
   const asRoot = process.getuid?.() === 0;
   const shell = asRoot ? ['sh'] : ['unshare', '--user', '--map-root-user', '--mount', 'sh'];
-  const r = spawnSync(shell[0], [...shell.slice(1), '-c', SCRIPT, 'sh', disk, ...argv], {
+  const r = spawnSync(shell[0], [...shell.slice(1), '-c', SCRIPT, 'sh', disk, String(fill), ...argv], {
     encoding: 'utf8',
     env: { ...process.env, PHASOR_STANDBY: 'off' },
   });
@@ -177,6 +179,38 @@ describe('an output that does not fit: the job fails, nothing is renamed into pl
       expect(sha(input)).toBe(before);
     });
   }
+});
+
+describe('phasor bench --json onto a full disk', () => {
+  it('fails with one line; no file of any length stands under the name', () => {
+    const disk = join(tmp.dir, 'full-bench');
+    mkdirSync(disk);
+    const r = onNearlyFullDisk(
+      disk,
+      [
+        process.execPath,
+        phasorBin,
+        'bench',
+        '--backend',
+        'cpu',
+        '--op',
+        'fft',
+        '--sizes',
+        '256',
+        '--samples',
+        '4096',
+        '--repeats',
+        '1',
+        '--json',
+        join(disk, 'b.json'),
+      ],
+      2 << 20,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    // bench reports its progress on stderr; the failure is its last line
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^phasor: .*b\.json: no space left/);
+    expect(r.left).toEqual(['filler']);
+  });
 });
 
 describe('a job killed with SIGKILL while it writes', () => {

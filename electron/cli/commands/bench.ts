@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import type { Backend } from '../../engine/backends/backend.js';
 import { backendNames, getProvider, hostProviders, listBackends } from '../../engine/backends/registry.js';
 import { cpuPrecisions, type CpuPrecision } from '../../engine/backends/cpu/index.js';
-import { BackendUnavailableError, InvalidArgumentError, ioError } from '../../engine/errors.js';
+import { BackendUnavailableError, InvalidArgumentError } from '../../engine/errors.js';
+import { openOutputFile } from '../../engine/output/atomic.js';
 import {
   benchOps,
   machineInfo,
@@ -218,14 +218,18 @@ export function registerBench(program: Command): void {
         );
       }
       if (opts.json) {
+        const text = JSON.stringify(
+          { machine, backends: all, rows, deviceRows, deviceTimers: timers },
+          null,
+          2,
+        );
+        const file = await openOutputFile(opts.json);
         try {
-          await writeFile(
-            opts.json,
-            JSON.stringify({ machine, backends: all, rows, deviceRows, deviceTimers: timers }, null, 2) +
-              '\n',
-          );
+          await file.write(new TextEncoder().encode(text + '\n'));
+          await file.commit();
         } catch (e) {
-          throw ioError(opts.json, e);
+          await file.abort();
+          throw e;
         }
       }
     });
