@@ -42,7 +42,7 @@ describe('atomic writes', () => {
       await w.write(noise(3000));
       const during = f.list();
       expect(during).toHaveLength(1);
-      expect(during[0]).toMatch(/^\.[^/]+\.phasor-\d+-[0-9a-f]+\.tmp$/);
+      expect(during[0]).toMatch(/^\.[^/]+\.phasor-[0-9a-f]+-\d+-[0-9a-f]+\.tmp$/);
       await w.commit();
       expect(f.list()).toEqual([...finals]);
       expect(w.framesWritten).toBe(3000);

@@ -133,21 +133,31 @@ describe('temporaries left by a process that no longer runs', () => {
 
   it('are removed when a temporary is next made in their folder; a live process’s are kept', async () => {
     const f = folder('stale');
+    // A temporary of this process shows the name's form: `.NAME.phasor-<host>-<pid>-<hex>.tmp`.
+    const probe = await TemporaryFile.create(`${f.dir}/probe.npy`, { durable: false });
+    const form = /^\.probe\.npy\.phasor-([0-9a-f]+)-(\d+)-[0-9a-f]+\.tmp$/.exec(
+      probe.path.slice(f.dir.length + 1),
+    );
+    await probe.discard();
+    expect(form?.[2]).toBe(String(process.pid));
+    const host = form![1];
+    const otherHost = host === '00000000' ? '11111111' : '00000000';
     const dead = await deadPid();
     const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
-      const stale = `.big.wav.phasor-${dead}-0a1b2c3d4e5f.tmp`;
-      const alive = `.other.wav.phasor-${live.pid}-0a1b2c3d4e5f.tmp`;
+      const stale = `.big.wav.phasor-${host}-${dead}-0a1b2c3d4e5f.tmp`;
+      const kept = [
+        `.other.wav.phasor-${host}-${live.pid}-0a1b2c3d4e5f.tmp`, // its process runs
+        `.shared.wav.phasor-${otherHost}-${dead}-0a1b2c3d4e5f.tmp`, // another machine's
+        `keep.phasor-${host}-${dead}-0a1b2c3d4e5f.tmp`, // not hidden: not ours
+      ];
       writeFileSync(`${f.dir}/${stale}`, bytes(100, 1));
-      writeFileSync(`${f.dir}/${alive}`, bytes(100, 2));
-      writeFileSync(`${f.dir}/keep.phasor-${dead}-0a1b2c3d4e5f.tmp`, bytes(10, 3)); // not hidden: not ours
+      kept.forEach((k, i) => writeFileSync(`${f.dir}/${k}`, bytes(100, i + 2)));
       const t = await TemporaryFile.create(`${f.dir}/new.npy`, { durable: false });
       const during = f.list();
       await t.discard();
       expect(during).not.toContain(stale);
-      expect(during).toContain(alive);
-      expect(during).toContain(`keep.phasor-${dead}-0a1b2c3d4e5f.tmp`);
-      expect(during).toContain(t.path.slice(f.dir.length + 1));
+      expect(during).toEqual([...kept, t.path.slice(f.dir.length + 1)].sort());
     } finally {
       live.kill();
     }

@@ -1,12 +1,14 @@
 // Temporary files for atomic writes: created beside the target, renamed into place on success, removed on
 // failure, cancel or exit. A partial file never stands under its final name. Every byte of an output goes
 // through writeAll, which takes no short write for a whole one, and close() checks the file's length
-// against what was written. A temporary is named `.NAME.phasor-<pid>-<hex>.tmp`: one left by a process
-// that was killed (SIGKILL, power loss) is removed when this user next makes a temporary in that folder.
+// against what was written. A temporary is named `.NAME.phasor-<host>-<pid>-<hex>.tmp`: one left by a
+// process of this machine that was killed (SIGKILL, power loss) is removed when this user next makes a
+// temporary in that folder.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { lstat, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { PhasorError, ioError } from '../errors.js';
 
@@ -28,8 +30,18 @@ export function removePendingTemporaries(): void {
   pending.clear();
 }
 
-/** A temporary's name: `.NAME.phasor-<pid>-<hex>.tmp`, the pid of the process writing it. */
-const TEMPORARY_NAME = /^\..+\.phasor-(\d+)-[0-9a-f]+\.tmp$/;
+/** This machine in a temporary's name: a pid says whether its writer runs only on the machine that
+ * wrote it (a folder may be shared over the network). */
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+/** A temporary's name: `.NAME.phasor-<host>-<pid>-<hex>.tmp`, the machine and process writing it. */
+const TEMPORARY_NAME = /^\..+\.phasor-([0-9a-f]{8})-(\d+)-[0-9a-f]+\.tmp$/;
+
+/** The hidden name beside `target` for a file of this process, ending in `suffix`. */
+export function hiddenName(target: string, suffix: string): string {
+  const name = `.${basename(target)}.phasor-${HOST}-${process.pid}-${randomBytes(6).toString('hex')}${suffix}`;
+  return join(dirname(target), name);
+}
 
 /** Whether process `pid` runs (a process of another user counts as running). */
 function running(pid: number): boolean {
@@ -42,8 +54,8 @@ function running(pid: number): boolean {
 }
 
 /**
- * Removes the temporaries in `dir` left by processes that no longer run: regular files of this user
- * named as ours. Another running process's temporaries are kept. Never throws (a folder that cannot be
+ * Removes the temporaries in `dir` left by processes of this machine that no longer run: regular files
+ * of this user named as ours. A running process's temporaries, and another machine's, are kept. Never throws (a folder that cannot be
  * listed fails the job later, when the temporary is created). Returns the paths removed.
  */
 export async function removeStaleTemporaries(dir: string): Promise<string[]> {
@@ -57,8 +69,8 @@ export async function removeStaleTemporaries(dir: string): Promise<string[]> {
   const uid = process.getuid?.();
   for (const name of names) {
     const m = TEMPORARY_NAME.exec(name);
-    if (m === null) continue;
-    const pid = Number(m[1]);
+    if (m === null || m[1] !== HOST) continue;
+    const pid = Number(m[2]);
     if (pid === process.pid || running(pid)) continue;
     const path = join(dir, name);
     try {
@@ -112,10 +124,8 @@ export class TemporaryFile {
   }
 
   static async create(target: string, options: TemporaryOptions = {}): Promise<TemporaryFile> {
-    const dir = dirname(target);
-    await removeStaleTemporaries(dir);
-    const name = `.${basename(target)}.phasor-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
-    const path = join(dir, name);
+    await removeStaleTemporaries(dirname(target));
+    const path = hiddenName(target, '.tmp');
     let handle: FileHandle;
     try {
       handle = await open(path, 'wx');

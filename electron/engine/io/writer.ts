@@ -5,10 +5,9 @@
 //   for await (const block of source.blocks()) await w.write(block.data as Float32Array);
 //   await w.commit();           // or w.abort() on cancel; w.clipped counts clipped integer samples
 
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, rename, rm } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { CancelledError, InvalidArgumentError, ioError } from '../errors.js';
 import type { SigmfMetadata } from '../sources/source.js';
 import { valuesPerFrame, type StreamFormat } from '../types.js';
@@ -25,7 +24,7 @@ import {
 import { SIGMF_VERSION, sigmfPair } from './sigmf.js';
 import { wrapOsError } from './file.js';
 import { StreamHash } from './hasher.js';
-import { TemporaryFile } from './temporary.js';
+import { TemporaryFile, hiddenName } from './temporary.js';
 import {
   SUBFORMAT_GUID_TAIL,
   WAVE_FORMAT_EXTENSIBLE,
@@ -513,10 +512,7 @@ class SigmfWriter extends EncodingWriter {
  * commit fails after replacing it; undefined when there is none. Hidden, ending in `.old`.
  */
 async function keepAside(path: string): Promise<string | undefined> {
-  const aside = join(
-    dirname(path),
-    `.${basename(path)}.phasor-${process.pid}-${randomBytes(6).toString('hex')}.old`,
-  );
+  const aside = hiddenName(path, '.old');
   try {
     await link(path, aside);
     return aside;
