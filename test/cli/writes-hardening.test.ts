@@ -181,6 +181,21 @@ describe('an output that does not fit: the job fails, nothing is renamed into pl
   }
 });
 
+describe('a SigMF output whose metadata cannot be put in place', () => {
+  it('fails, and the data file that stood there is as it was', async () => {
+    const { dir, wav } = folderWithWav('pair-rollback');
+    const old = cf32(1000, 13);
+    writeFileSync(join(dir, 'out.sigmf-data'), old);
+    mkdirSync(join(dir, 'out.sigmf-meta')); // a folder holds the metadata's name
+    const r = await runCli(['filter', wav, '-o', join(dir, 'out.sigmf-data'), '--lowpass', '1000']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^phasor: .*out\.sigmf-(meta|data): /);
+    expect(readdirSync(dir).sort()).toEqual(['out.sigmf-data', 'out.sigmf-meta', 'x.wav']);
+    expect(new Uint8Array(readFileSync(join(dir, 'out.sigmf-data')))).toEqual(old);
+  });
+});
+
 describe('phasor bench --json onto a full disk', () => {
   it('fails with one line; no file of any length stands under the name', () => {
     const disk = join(tmp.dir, 'full-bench');
