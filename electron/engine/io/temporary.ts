@@ -30,8 +30,8 @@ export function removePendingTemporaries(): void {
   pending.clear();
 }
 
-/** This machine in a temporary's name: a pid says whether its writer runs only on the machine that
- * wrote it (a folder may be shared over the network). */
+/** This machine in a temporary's name: a pid tells whether the writer still runs only on the machine
+ * that made the temporary (a folder may be shared over the network). */
 const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
 /** A temporary's name: `.NAME.phasor-<host>-<pid>-<hex>.tmp`, the machine and process writing it. */
@@ -55,8 +55,9 @@ function running(pid: number): boolean {
 
 /**
  * Removes the temporaries in `dir` left by processes of this machine that no longer run: regular files
- * of this user named as ours. A running process's temporaries, and another machine's, are kept. Never throws (a folder that cannot be
- * listed fails the job later, when the temporary is created). Returns the paths removed.
+ * of this user named as ours. A running process's temporaries, and another machine's, are kept. Never
+ * throws (a folder that cannot be listed fails the job later, when the temporary is created). Returns the
+ * paths removed.
  */
 export async function removeStaleTemporaries(dir: string): Promise<string[]> {
   const removed: string[] = [];
@@ -161,7 +162,7 @@ export class TemporaryFile {
       if (!(bytesWritten > 0)) {
         throw new PhasorError(
           'io',
-          `a write stored ${done} of ${bytes.length} bytes and then nothing, without an error`,
+          `a write stored nothing, without an error (${done} of ${bytes.length} bytes stored)`,
           { file: this.target },
         );
       }
