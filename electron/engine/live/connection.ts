@@ -15,6 +15,7 @@
 
 import type { z } from 'zod';
 import { PhasorError, errorInfo, type PhasorWarning } from '../errors.js';
+import type { FileAccess } from '../offline/access.js';
 import { OFFLINE_METHODS, OfflineWork } from '../offline/work.js';
 import {
   clientMessageSchema,
@@ -42,6 +43,11 @@ export interface ConnectionOptions {
   engine?: Engine;
   /** Non-fatal warnings of the sources (e.g. a truncated file), also sent nowhere else. */
   onWarning?: (warning: PhasorWarning) => void;
+  /** What the client may read, list and write (files, the live file source); default anything. */
+  access?: FileAccess;
+  /** Resolves when the transport has sent what is queued down to its low-water mark: large replies wait
+   * for it, so a client that does not read is not computed for (default: at once). */
+  drained?: () => Promise<void>;
 }
 
 function issues(error: z.ZodError): string {
@@ -75,6 +81,8 @@ class Connection implements EngineConnection {
     this.#engine = options.engine ?? defaultEngine();
     this.#offline = new OfflineWork(this.#engine, (msg) => this.#post(msg), {
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      ...(options.access ? { access: options.access } : {}),
+      ...(options.drained ? { drained: options.drained } : {}),
       ...(this.#engine.options.progressIntervalMs !== undefined
         ? { progressIntervalMs: this.#engine.options.progressIntervalMs }
         : {}),
@@ -216,7 +224,12 @@ class Connection implements EngineConnection {
     planAnalysis(p.analysis, { complex: false });
     const backend = await this.#engine.backend();
     const onWarning = this.#options.onWarning;
-    const source = await this.#engine.kinds.open(p.source, onWarning ? { onWarning } : {});
+    // A file played as a live source is read like any other: only inside the client's roots.
+    const params =
+      p.source.kind === 'file' && typeof p.source.path === 'string' && this.#options.access
+        ? { ...p.source, path: await this.#options.access.check(p.source.path, 'read') }
+        : p.source;
+    const source = await this.#engine.kinds.open(params, onWarning ? { onWarning } : {});
     let session: LiveSession;
     try {
       session = new LiveSession({

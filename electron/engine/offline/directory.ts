@@ -2,10 +2,11 @@
 // entries, folders first, hidden files left out, each file marked openable by its extension.
 
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DirectoryEntry, DirectoryListing } from '../protocol/messages.js';
+import { FileAccess } from './access.js';
 import { folderError, resolveUserPath } from './files.js';
 
 /** Extensions Phasor opens (WAV family, SigMF, raw I/Q). */
@@ -37,8 +38,15 @@ const STAT_BATCH = 64;
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
-export async function listDirectory(requested?: string): Promise<DirectoryListing> {
-  const dir = requested === undefined ? os.homedir() : resolveUserPath(requested);
+const ANY = new FileAccess('any');
+
+/**
+ * One folder's entries. With `access`, the folder must lie in its roots (default: the first root), entries
+ * that are links leading out of them are left out, and the parent is given only when it lies in them too.
+ */
+export async function listDirectory(requested?: string, access: FileAccess = ANY): Promise<DirectoryListing> {
+  const home = access.unrestricted ? os.homedir() : access.home;
+  const dir = await access.check(requested === undefined ? home : resolveUserPath(requested), 'list');
   let dirents: Dirent[];
   try {
     dirents = await readdir(dir, { withFileTypes: true });
@@ -54,6 +62,10 @@ export async function listDirectory(requested?: string): Promise<DirectoryListin
         let isDir = d.isDirectory();
         let isFile = d.isFile();
         let size: number | undefined;
+        if (d.isSymbolicLink() && !access.unrestricted) {
+          const real = await realpath(full).catch(() => null);
+          if (real === null || !access.allows(real)) return null;
+        }
         try {
           // Follows links, so a link to a folder browses like a folder; also gives the size.
           const st = await stat(full);
@@ -77,6 +89,14 @@ export async function listDirectory(requested?: string): Promise<DirectoryListin
   );
   const listing: DirectoryListing = { path: dir, entries };
   const parent = path.dirname(dir);
-  if (parent !== dir) listing.parent = parent;
+  if (
+    parent !== dir &&
+    (access.unrestricted ||
+      (await access.check(parent, 'list').then(
+        () => true,
+        () => false,
+      )))
+  )
+    listing.parent = parent;
   return listing;
 }

@@ -37,6 +37,7 @@ import type {
   BackendDetails,
   BenchRowInfo,
   CorrelateResult,
+  FileInfo,
   FileSpectrogramResult,
   Method,
   ProgressEvent,
@@ -46,10 +47,11 @@ import type {
 } from '../protocol/messages.js';
 import { encodeBinaryReply } from '../protocol/rows-codec.js';
 import { toFloat32, valuesPerFrame } from '../types.js';
+import { FileAccess } from './access.js';
 import { designFilter } from './design.js';
 import { listDirectory } from './directory.js';
 import { Envelope } from './envelope.js';
-import { FileRegistry, type FileLease } from './files.js';
+import { FileRegistry, resolveUserPath, type FileLease } from './files.js';
 import { JobRunner, type JobContext } from './jobs.js';
 
 /** What offline work needs from its host's engine (live/engine.ts's Engine is one): declared here so
@@ -79,6 +81,63 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
 
 /** Largest readSamples reply, in float32 values (64 MiB). */
 export const MAX_SAMPLE_VALUES = 1 << 24;
+/** Bytes of binary replies one connection may hold, computed or queued, until its transport has taken
+ * them (two of the largest readSamples replies): a client that does not read cannot make the server
+ * compute more for it. */
+export const MAX_PENDING_REPLY_BYTES = 128 << 20;
+
+/** A count of bytes shared by the jobs of one connection, taken in request order. */
+class ByteBudget {
+  #free: number;
+  readonly #capacity: number;
+  readonly #waiting: Array<{ n: number; go: () => void }> = [];
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+    this.#free = capacity;
+  }
+
+  /** Waits until `n` bytes (at most the capacity) are free and takes them; returns what was taken. */
+  async take(n: number, signal: AbortSignal): Promise<number> {
+    const want = Math.min(n, this.#capacity);
+    if (this.#waiting.length === 0 && this.#free >= want) {
+      this.#free -= want;
+      return want;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const entry = {
+        n: want,
+        go: () => {
+          signal.removeEventListener('abort', abort);
+          resolve();
+        },
+      };
+      const abort = (): void => {
+        const i = this.#waiting.indexOf(entry);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        this.#next();
+        reject(new CancelledError());
+      };
+      if (signal.aborted) return abort();
+      signal.addEventListener('abort', abort, { once: true });
+      this.#waiting.push(entry);
+    });
+    return want;
+  }
+
+  give(n: number): void {
+    this.#free += n;
+    this.#next();
+  }
+
+  #next(): void {
+    while (this.#waiting.length > 0 && this.#free >= this.#waiting[0].n) {
+      const w = this.#waiting.shift()!;
+      this.#free -= w.n;
+      w.go();
+    }
+  }
+}
 
 type Params<M extends Method> = z.infer<(typeof requestSchemas)[M]>;
 
@@ -90,6 +149,10 @@ export interface OfflineOptions {
   /** Progress events of one job at most this often (ms); default 100. */
   progressIntervalMs?: number;
   maxJobs?: number;
+  /** What the client may read, list and write (default: anything, for tests and the CLI). */
+  access?: FileAccess;
+  /** Resolves when the transport has sent what is queued down to its low-water mark (default: at once). */
+  drained?: () => Promise<void>;
 }
 
 function rowInfo(r: BenchRow): BenchRowInfo {
@@ -114,6 +177,11 @@ export class OfflineWork {
   readonly #post: (msg: ServerMessage | ArrayBuffer) => void;
   readonly #files: FileRegistry;
   readonly #jobs: JobRunner;
+  readonly #access: FileAccess;
+  readonly #drained: () => Promise<void>;
+  readonly #budget = new ByteBudget(MAX_PENDING_REPLY_BYTES);
+  /** Budget bytes each job holds (by request id) until its reply has gone out. */
+  readonly #held = new Map<number, number>();
   #closed = false;
 
   constructor(
@@ -124,6 +192,8 @@ export class OfflineWork {
     this.#engine = engine;
     this.#post = post;
     this.#files = new FileRegistry(options.onWarning);
+    this.#access = options.access ?? new FileAccess('any');
+    this.#drained = options.drained ?? (() => Promise.resolve());
     this.#jobs = new JobRunner({
       send: (data: ProgressEvent) => this.#post({ type: 'event', event: 'progress', data }),
       ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
@@ -138,7 +208,19 @@ export class OfflineWork {
 
   /** Runs request `id`; its reply (or error) goes out through post. Never throws. */
   run(id: number, method: Method, params: unknown): void {
+    const release = (afterDrain: boolean): void => {
+      const n = this.#held.get(id);
+      if (n === undefined) return;
+      this.#held.delete(id);
+      if (!afterDrain || this.#closed) this.#budget.give(n);
+      else
+        void this.#drained().then(
+          () => this.#budget.give(n),
+          () => this.#budget.give(n),
+        );
+    };
     const fail = (err: unknown): void => {
+      release(false);
       if (this.#closed) return;
       this.#post({ type: 'reply', id, ok: false, error: errorInfo(err) });
     };
@@ -161,9 +243,11 @@ export class OfflineWork {
       return;
     }
     promise.then((out) => {
-      if (this.#closed) return;
-      if ('json' in out) this.#post({ type: 'reply', id, ok: true, result: out.json });
-      else this.#post(encodeBinaryReply(id, out.result, out.data));
+      if (!this.#closed) {
+        if ('json' in out) this.#post({ type: 'reply', id, ok: true, result: out.json });
+        else this.#post(encodeBinaryReply(id, out.result, out.data));
+      }
+      release(true);
     }, fail);
   }
 
@@ -179,6 +263,12 @@ export class OfflineWork {
     await this.#files.closeAll();
   }
 
+  /** Takes `bytes` of the reply budget for job `ctx` (held until its reply has gone out). */
+  async #reserve(ctx: JobContext, bytes: number): Promise<void> {
+    const n = await this.#budget.take(bytes, ctx.signal);
+    this.#held.set(ctx.id, (this.#held.get(ctx.id) ?? 0) + n);
+  }
+
   #lease(file: number, ctx: JobContext): FileLease {
     return this.#files.acquire(file, () => this.#jobs.cancel(ctx.id));
   }
@@ -190,12 +280,12 @@ export class OfflineWork {
   async #handle(method: Method, params: unknown, ctx: JobContext): Promise<Outcome> {
     switch (method) {
       case 'openFile':
-        return { json: await this.#files.open(params as Params<'openFile'>) };
+        return { json: await this.#openFile(params as Params<'openFile'>) };
       case 'closeFile':
         await this.#files.close((params as Params<'closeFile'>).file);
         return { json: {} };
       case 'listDirectory':
-        return { json: await listDirectory((params as Params<'listDirectory'>).path) };
+        return { json: await listDirectory((params as Params<'listDirectory'>).path, this.#access) };
       case 'fileSpectrogram':
         return this.#fileSpectrogram(params as Params<'fileSpectrogram'>, ctx);
       case 'readSamples':
@@ -215,9 +305,28 @@ export class OfflineWork {
     }
   }
 
+  /** Opens a file in the client's roots; a SigMF recording's data file must lie in them too. */
+  async #openFile(p: Params<'openFile'>): Promise<FileInfo> {
+    const file = await this.#access.check(resolveUserPath(p.path), 'read');
+    const info = await this.#files.open({ ...p, path: file });
+    const lease = this.#files.acquire(info.file, () => undefined);
+    const data = lease.source.info.path;
+    lease.release();
+    if (data !== undefined && data !== file) {
+      try {
+        await this.#access.check(data, 'read');
+      } catch (err) {
+        await this.#files.close(info.file).catch(() => undefined);
+        throw err;
+      }
+    }
+    return info;
+  }
+
   async #fileSpectrogram(p: Params<'fileSpectrogram'>, ctx: JobContext): Promise<Outcome> {
     const lease = this.#lease(p.file, ctx);
     try {
+      await this.#reserve(ctx, p.width * p.height * 4);
       const backend = await this.#backend();
       const img = await spectrogramRegion(backend, lease.source, {
         start: p.start,
@@ -265,6 +374,7 @@ export class OfflineWork {
             `${frames} frames were asked for: read a shorter range`,
         );
       }
+      await this.#reserve(ctx, frames * perFrame * 4);
       const data = new Float32Array(frames * perFrame);
       let o = 0;
       if (frames > 0) {
@@ -293,7 +403,7 @@ export class OfflineWork {
   async #applyFilter(p: Params<'applyFilter'>, ctx: JobContext): Promise<ApplyFilterResult> {
     const lease = this.#lease(p.file, ctx);
     try {
-      const output = path.resolve(path.dirname(lease.info.path), p.output);
+      const output = await this.#access.check(path.resolve(path.dirname(lease.info.path), p.output), 'write');
       const taps = Float64Array.from(p.taps);
       const backend = await this.#backend();
       const t0 = performance.now();
