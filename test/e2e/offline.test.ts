@@ -120,7 +120,7 @@ beforeAll(async () => {
   writeWav(join(dir, 'template.wav'), CORR_FS, template);
   writeSparseCf32(join(dir, 'big.cf32'), BIG_FRAMES, 1 << 17, 1e6, 125e3);
 
-  server = await startServe();
+  server = await startServe(['--root', dir]);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
   page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -1,5 +1,5 @@
 // `phasor serve` as a user runs it (the real CLI in a child process): static files with a strict CSP,
-// the protocol over a WebSocket, loopback-only by default, a token on any other address.
+// the protocol over a WebSocket, loopback-only by default, the printed token on every address.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -51,14 +51,19 @@ interface Got {
   body: string;
 }
 
+/** The page's cookie for each server (by port), sent by `get` unless its headers say otherwise. */
+const cookies = new Map<number, string>();
+
 function get(
   port: number,
   path: string,
   options: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<Got> {
   return new Promise((resolve, reject) => {
+    const cookie = cookies.get(port);
+    const headers = { ...(cookie ? { Cookie: cookie } : {}), ...options.headers };
     const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers },
       (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
@@ -113,11 +118,14 @@ async function waitFor(check: () => boolean, what: string, ms = 15000): Promise<
 
 describe('phasor serve on loopback', () => {
   let port = 0;
+  let token = '';
   beforeAll(async () => {
     const { url } = await serve([]);
     expect(url.hostname).toBe('127.0.0.1');
-    expect(url.search).toBe('');
+    token = url.searchParams.get('token') ?? '';
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     port = Number(url.port);
+    cookies.set(port, `phasor_token=${token}`);
   });
 
   it('serves the app with a strict Content-Security-Policy', async () => {
@@ -162,12 +170,12 @@ describe('phasor serve on loopback', () => {
   });
 
   it('refuses a WebSocket from another site', async () => {
-    const c = new Client(`ws://127.0.0.1:${port}/ws`, { Origin: 'http://attacker.example' });
+    const c = new Client(`ws://127.0.0.1:${port}/ws?token=${token}`, { Origin: 'http://attacker.example' });
     await expect(c.opened).rejects.toThrow(/403/);
   });
 
   it('runs the protocol over the WebSocket: hello, start, rows, stop', async () => {
-    const c = new Client(`ws://127.0.0.1:${port}/ws`, { Origin: `http://127.0.0.1:${port}` });
+    const c = new Client(`ws://127.0.0.1:${port}/ws?token=${token}`, { Origin: `http://127.0.0.1:${port}` });
     await c.opened;
     const hello = await c.request(1, 'hello', {});
     expect(hello).toMatchObject({ ok: true, result: { version: 1 } });

@@ -36,6 +36,15 @@ afterAll(() => {
   rmSync(app, { recursive: true, force: true });
 });
 
+/** The access token of each server (by port): every request carries it, as the page does. */
+const tokens = new Map<number, string>();
+
+/** `path` with the token of the server on `port`. */
+function withToken(port: number, path: string): string {
+  const t = tokens.get(port);
+  return t ? `${path}${path.includes('?') ? '&' : '?'}token=${t}` : path;
+}
+
 function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: URL; child: ChildProcess }> {
   const child = spawn(process.execPath, [phasorBin, 'serve', '--port', '0', '--app-dir', app, ...args], {
     cwd: root,
@@ -49,7 +58,11 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ url: URL;
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^(http:\/\/\S+)\n/m.exec(out);
-      if (m) resolve({ url: new URL(m[1]), child });
+      if (m) {
+        const url = new URL(m[1]);
+        tokens.set(Number(url.port), url.searchParams.get('token') ?? '');
+        resolve({ url, child });
+      }
     });
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`phasor serve exited (${code}): ${err}`)));
@@ -63,18 +76,19 @@ interface Put {
 }
 
 /**
- * PUT `chunks` (each written separately: a streamed, chunked body unless a Content-Length is given).
- * `hold` sends the headers only and waits for the answer.
+ * PUT `chunks` (each written separately: a streamed, chunked body unless a Content-Length is given), with
+ * the server's token unless `bare`. `hold` sends the headers only and waits for the answer.
  */
 function put(
   port: number,
   path: string,
   chunks: Buffer[],
   headers: Record<string, string> = {},
-  options: { hold?: boolean } = {},
+  options: { hold?: boolean; bare?: boolean } = {},
 ): Promise<Put> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'PUT', headers }, (res) => {
+    const p = options.bare ? path : withToken(port, path);
+    const req = request({ host: '127.0.0.1', port, path: p, method: 'PUT', headers }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -158,7 +172,7 @@ describe('PUT /upload on loopback', () => {
     expect(dirname(folder)).toBe(tmpdir());
     expect(readFileSync(path).equals(wav)).toBe(true);
 
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${withToken(port, '/ws')}`);
     await new Promise((res, rej) => (ws.once('open', res), ws.once('error', rej)));
     const replies: Array<{ id: number; ok: boolean; result: FileInfo }> = [];
     ws.on('message', (d: Buffer) => replies.push(JSON.parse(d.toString()) as (typeof replies)[number]));
@@ -172,7 +186,7 @@ describe('PUT /upload on loopback', () => {
     ws.close();
   });
 
-  it('stores what a name is reduced to, replacing an earlier upload of the same name', async () => {
+  it('stores what a name is reduced to, a second upload of it beside the first', async () => {
     const a = await put(
       port,
       `/upload?name=${encodeURIComponent('../../x/evil name?.wav')}`,
@@ -187,8 +201,9 @@ describe('PUT /upload on loopback', () => {
     const b = await put(port, `/upload?name=${encodeURIComponent('evil name?.wav')}`, [
       Buffer.from('second'),
     ]);
-    expect((JSON.parse(b.body) as { path: string }).path).toBe(p);
-    expect(readFileSync(p, 'utf8')).toBe('second');
+    expect((JSON.parse(b.body) as { path: string }).path).toBe(join(folder, 'evil name_ (2).wav'));
+    expect(readFileSync(p, 'utf8')).toBe('first');
+    expect(readFileSync(join(folder, 'evil name_ (2).wav'), 'utf8')).toBe('second');
     for (const bad of ['/upload', '/upload?name=', '/upload?name=..', '/upload?name=%2F']) {
       const r = await put(port, bad, [Buffer.from('x')]);
       expect(r.status, bad).toBe(400);
@@ -204,7 +219,7 @@ describe('PUT /upload on loopback', () => {
     const rebound = await put(port, '/upload?name=a.wav', [Buffer.from('abc')], { Host: 'attacker.example' });
     expect(rebound.status).toBe(403);
     const get = await new Promise<number>((resolve, reject) => {
-      request({ host: '127.0.0.1', port, path: '/upload?name=a.wav' }, (res) => {
+      request({ host: '127.0.0.1', port, path: withToken(port, '/upload?name=a.wav') }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       })
@@ -220,7 +235,7 @@ describe('PUT /upload on loopback', () => {
       const req = request({
         host: '127.0.0.1',
         port,
-        path: '/upload?name=cut.wav',
+        path: withToken(port, '/upload?name=cut.wav'),
         method: 'PUT',
         headers: { 'Content-Length': '100000' },
       });
@@ -277,19 +292,30 @@ describe('PUT /upload refusals', () => {
     child.kill('SIGTERM');
   });
 
-  it('needs the access token off loopback, from the URL or the page’s cookie', async () => {
+  it('needs the access token, from the URL or the page’s cookie', async () => {
     const { url } = await serve(['--host', '0.0.0.0']);
     const port = Number(url.port);
     const token = url.searchParams.get('token')!;
-    const none = await put(port, '/upload?name=t.wav', [Buffer.from('abc')]);
+    const bare = { bare: true };
+    const none = await put(port, '/upload?name=t.wav', [Buffer.from('abc')], {}, bare);
     expect(none.status).toBe(401);
-    const wrong = await put(port, `/upload?name=t.wav&token=${token.slice(1)}`, [Buffer.from('abc')]);
+    const wrong = await put(
+      port,
+      `/upload?name=t.wav&token=${token.slice(1)}`,
+      [Buffer.from('abc')],
+      {},
+      bare,
+    );
     expect(wrong.status).toBe(401);
-    const withToken = await put(port, `/upload?name=t.wav&token=${token}`, [Buffer.from('abc')]);
-    expect(withToken.status).toBe(200);
-    const withCookie = await put(port, '/upload?name=t.wav', [Buffer.from('abcd')], {
-      Cookie: `phasor_token=${token}`,
-    });
+    const given = await put(port, `/upload?name=t.wav&token=${token}`, [Buffer.from('abc')], {}, bare);
+    expect(given.status).toBe(200);
+    const withCookie = await put(
+      port,
+      '/upload?name=t.wav',
+      [Buffer.from('abcd')],
+      { Cookie: `phasor_token=${token}` },
+      bare,
+    );
     expect(withCookie.status).toBe(200);
     expect(readFileSync((JSON.parse(withCookie.body) as { path: string }).path, 'utf8')).toBe('abcd');
   });

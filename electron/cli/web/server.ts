@@ -1,10 +1,16 @@
 // Web mode: the built renderer over HTTP and the engine protocol over a WebSocket (/ws) on the same port.
 //
-// Bound to a loopback address, only pages this machine serves itself may connect: the Host header must be
-// a loopback name (no DNS rebinding) and a browser's Origin must be the page's own. Bound to any other
-// address, every request also needs the access token: `?token=` on the first page load (then an HttpOnly
-// SameSite=Strict cookie) and on the WebSocket URL, compared in constant time. The same checks guard
-// `PUT /upload?name=` (upload.ts), through which the page hands the engine a file dropped on it.
+// Every request needs the access token, on loopback too (any local process could connect otherwise):
+// `?token=` on the first page load (then an HttpOnly SameSite=Strict cookie) and on the WebSocket URL,
+// compared in constant time. The printed URL carries it; nothing the server answers without the token
+// holds it. Bound to a loopback address, the Host header must also be a loopback name (no DNS rebinding);
+// a browser's Origin must be the page's own. The same checks guard `PUT /upload?name=` (upload.ts),
+// through which the page hands the engine a file dropped on it.
+//
+// A client reads, lists and writes only inside the roots (`--root`, default the current folder) and the
+// server's upload folder (engine/offline/access.ts). What is queued for a client is bounded: while more
+// than HIGH_WATER bytes wait to go out, its requests are not read and its large replies wait; a client
+// that stays over for `stallMs` is dropped (close code 4008) and its jobs cancelled.
 
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createEngineConnection } from '../../engine/live/connection.js';
 import { Engine } from '../../engine/live/engine.js';
+import { FileAccess } from '../../engine/offline/access.js';
 import { resolveAppFile } from './files.js';
 import { UPLOAD_PATH, UploadStore } from './upload.js';
 import { contentSecurityPolicy, isLoopbackHost, newToken, securityHeaders, tokensEqual } from './security.js';
@@ -24,6 +31,17 @@ export const WS_PATH = '/ws';
 const COOKIE = 'phasor_token';
 /** WebSocket close code for a missing or wrong token (the renderer tells the user to use the printed URL). */
 export const CLOSE_UNAUTHORIZED = 4401;
+/** WebSocket close code for a client dropped because it did not read what was sent to it. */
+export const CLOSE_NOT_READING = 4008;
+/** Bytes queued for a client above which its requests wait (a reply may be larger: it goes out whole). */
+export const HIGH_WATER = 16 << 20;
+/** How long a client may stay over HIGH_WATER before it is dropped, unless PHASOR_SERVE_STALL_MS says. */
+export const DEFAULT_STALL_MS = 30_000;
+
+function stallFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.PHASOR_SERVE_STALL_MS);
+  return env.PHASOR_SERVE_STALL_MS && Number.isFinite(n) && n > 0 ? n : DEFAULT_STALL_MS;
+}
 
 export interface WebServerOptions {
   /** Address to bind (default 127.0.0.1). */
@@ -32,13 +50,21 @@ export interface WebServerOptions {
   port: number;
   /** The built renderer (index.html and its assets). */
   appDir: string;
-  /** Access token: required (a random one is made) unless the address is loopback; `null` for none. */
+  /** Access token (default: a random one); `null` for none (tests of the engine only). */
   token?: string | null;
+  /** Folders (or files) clients may read, list and write in (default: the current folder). */
+  roots?: readonly string[];
   engine?: Engine;
   /** Where the server's upload folder is made (default: the system's temporary folder). */
   uploadParent?: string;
   /** Free bytes an upload must leave on the disk (default: PHASOR_UPLOAD_RESERVE_BYTES, else 1 GiB). */
   uploadReserveBytes?: number;
+  /** Largest upload accepted, in bytes (default DEFAULT_MAX_UPLOAD). */
+  maxUploadBytes?: number;
+  /** How long a client may leave more than HIGH_WATER bytes unread before it is dropped (ms). */
+  stallMs?: number;
+  /** One line for the operator (a dropped client); default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface WebServer {
@@ -78,13 +104,21 @@ function displayHost(host: string): string {
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const host = options.host ?? '127.0.0.1';
   const loopback = isLoopbackHost(host);
-  const token = options.token === undefined ? (loopback ? null : newToken()) : options.token;
+  const token = options.token === undefined ? newToken() : options.token;
+  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const stallMs = options.stallMs ?? stallFromEnv();
+  const access = new FileAccess(options.roots ?? [process.cwd()], {
+    hint: 'start phasor serve with --root to allow it',
+  });
   const appDir = path.resolve(options.appDir);
   const ownEngine = options.engine === undefined;
   const engine = options.engine ?? new Engine();
   const uploads = new UploadStore({
     ...(options.uploadParent !== undefined ? { parent: options.uploadParent } : {}),
     ...(options.uploadReserveBytes !== undefined ? { reserveBytes: options.uploadReserveBytes } : {}),
+    ...(options.maxUploadBytes !== undefined ? { maxBytes: options.maxUploadBytes } : {}),
+    // Uploads are opened by the page that sent them.
+    onFolder: (dir) => access.grant(dir),
   });
 
   /** Null when the request may go on; else why not. */
@@ -207,13 +241,57 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const attach = (ws: WebSocket): void => {
     sockets.add(ws);
+    let dropped = false;
+    let over: ReturnType<typeof setInterval> | null = null;
+    let overSince = 0;
+    const waiting: Array<() => void> = [];
+    const wake = (): void => {
+      for (const w of waiting.splice(0)) w();
+    };
+    const drop = (): void => {
+      if (dropped) return;
+      dropped = true;
+      const mib = (ws.bufferedAmount / 2 ** 20).toFixed(0);
+      log(
+        `phasor: dropped a client that did not read for ${Math.round(stallMs / 1000)} s (${mib} MiB queued)`,
+      );
+      ws.close(CLOSE_NOT_READING, 'the client did not read what was sent to it');
+      // The close frame waits behind the unread bytes: hang up so they are freed now.
+      setTimeout(() => ws.terminate(), 1000).unref();
+      end();
+    };
+    // Watches a client over the high-water mark: resumes it once it has read down, drops it if it does not.
+    const watch = (): void => {
+      if (over || dropped) return;
+      overSince = Date.now();
+      ws.pause();
+      over = setInterval(() => {
+        if (ws.readyState !== ws.OPEN) return;
+        if (ws.bufferedAmount <= HIGH_WATER / 2) {
+          clearInterval(over!);
+          over = null;
+          ws.resume();
+          wake();
+        } else if (Date.now() - overSince > stallMs) drop();
+      }, 50);
+      over.unref();
+    };
     const conn = createEngineConnection(
       (msg) => {
-        if (ws.readyState !== ws.OPEN) return;
+        if (dropped || ws.readyState !== ws.OPEN) return;
         if (msg instanceof ArrayBuffer) ws.send(msg, { binary: true });
         else ws.send(JSON.stringify(msg));
+        if (ws.bufferedAmount > HIGH_WATER) watch();
       },
-      { engine },
+      {
+        engine,
+        access,
+        drained: () =>
+          new Promise<void>((resolve) => {
+            if (dropped || ws.readyState !== ws.OPEN || ws.bufferedAmount <= HIGH_WATER) resolve();
+            else waiting.push(resolve);
+          }),
+      },
     );
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (isBinary) conn.receive(new Uint8Array(0));
@@ -230,10 +308,16 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       ws.ping();
     }, 30000);
     ping.unref();
+    let ended = false;
     const end = (): void => {
+      if (ended) return;
+      ended = true;
       clearInterval(ping);
+      if (over) clearInterval(over);
+      over = null;
       sockets.delete(ws);
       conn.close();
+      wake();
     };
     ws.on('close', end);
     ws.on('error', end);

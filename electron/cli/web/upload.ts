@@ -2,12 +2,14 @@
 // origin and access token as the page) and streamed to disk, never held in memory, into a folder of this
 // server's own (under the system's temporary folder, removed when the server stops). The reply is JSON
 // { "path": "<where it is>" }; the page then opens that path. Names are reduced to a safe file name (no
-// folders, no hidden files); an upload that would leave less than the reserve free on the disk is refused
-// (507), and an upload that fails or is cut short leaves nothing behind.
+// folders, no hidden files); two uploads of one name get paths of their own ("x (2).wav"). The space an
+// upload needs is reserved before it starts and counted against every upload running beside it: one that
+// would leave less than the reserve free on the disk is refused (507), as is one over the per-file limit
+// (413); an upload that fails or is cut short leaves nothing behind.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rename, rm, statfs } from 'node:fs/promises';
+import { link, mkdtemp, rm, statfs } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +19,9 @@ import { pipeline } from 'node:stream/promises';
 export const UPLOAD_PATH = '/upload';
 /** Free space an upload must leave on the disk, unless PHASOR_UPLOAD_RESERVE_BYTES says otherwise. */
 export const DEFAULT_UPLOAD_RESERVE = 1 << 30;
-/** Free space is checked again after every this many bytes written. */
+/** Largest upload accepted unless the server is told otherwise (`phasor serve --max-upload`). */
+export const DEFAULT_MAX_UPLOAD = 64 * 2 ** 30;
+/** Free space is checked again (and, without a Content-Length, reserved) every this many bytes. */
 const RECHECK_BYTES = 16 << 20;
 const MAX_NAME_BYTES = 200;
 
@@ -63,6 +67,10 @@ class Refusal extends Error {
   }
 }
 
+function size(n: number): string {
+  return n >= 2 ** 30 ? gib(n) : `${(n / 2 ** 20).toFixed(1)} MiB`;
+}
+
 function gib(n: number): string {
   return `${(n / 2 ** 30).toFixed(1)} GiB`;
 }
@@ -72,23 +80,48 @@ export interface UploadStoreOptions {
   parent?: string;
   /** Free bytes every upload must leave on the disk. */
   reserveBytes?: number;
+  /** Largest upload accepted (bytes). */
+  maxBytes?: number;
+  /** Called with the upload folder once it is made (the server grants it to its clients). */
+  onFolder?: (dir: string) => Promise<void> | void;
+}
+
+/** "name (2).ext" for the second file of a name, and so on. */
+function numbered(name: string, n: number): string {
+  if (n === 1) return name;
+  const ext = path.extname(name);
+  return `${name.slice(0, name.length - ext.length)} (${n})${ext}`;
 }
 
 export class UploadStore {
   readonly #parent: string;
   readonly #reserve: number;
+  readonly #max: number;
+  readonly #onFolder: ((dir: string) => Promise<void> | void) | undefined;
+  /** Bytes reserved by the uploads running now and not yet written. */
+  #claimed = 0;
   #dir: Promise<string> | null = null;
   #closed = false;
 
   constructor(options: UploadStoreOptions = {}) {
     this.#parent = options.parent ?? os.tmpdir();
     this.#reserve = options.reserveBytes ?? uploadReserveFromEnv();
+    this.#max = options.maxBytes ?? DEFAULT_MAX_UPLOAD;
+    this.#onFolder = options.onFolder;
+  }
+
+  /** Bytes reserved by running uploads (0 when none runs). */
+  get claimed(): number {
+    return this.#claimed;
   }
 
   /** The upload folder, made on the first upload. */
   #folder(): Promise<string> {
     if (!this.#dir) {
-      const made = mkdtemp(path.join(this.#parent, 'phasor-uploads-'));
+      const made = mkdtemp(path.join(this.#parent, 'phasor-uploads-')).then(async (dir) => {
+        await this.#onFolder?.(dir);
+        return dir;
+      });
       this.#dir = made;
       made.catch(() => {
         if (this.#dir === made) this.#dir = null; // try again next time
@@ -134,29 +167,56 @@ export class UploadStore {
       refuse(400, 'bad Content-Length');
       return;
     }
+    if (length !== undefined && length > this.#max) {
+      refuse(
+        413,
+        `the file is larger than the ${size(this.#max)} this server accepts (phasor serve --max-upload)`,
+      );
+      return;
+    }
     let tmp: string | null = null;
+    // What this upload has reserved and not yet written; given back however it ends.
+    let claim = 0;
     try {
       const dir = await this.#folder();
       const reserve = this.#reserve;
-      const check = async (more: number): Promise<void> => {
+      /** Reserves `more` bytes if the disk keeps the reserve free with every running upload counted. */
+      const claimMore = async (more: number): Promise<void> => {
         const free = await freeBytes(dir);
-        if (free - more < reserve) {
+        if (free - this.#claimed - more < reserve) {
+          const others = this.#claimed - claim;
           throw new Refusal(
             507,
-            `not enough disk space for this upload: ${gib(free)} free, ${gib(reserve)} must stay free`,
+            `not enough disk space for this upload: ${gib(free)} free, ${gib(reserve)} must stay free` +
+              (others > 0 ? `, ${gib(others)} promised to uploads under way` : ''),
           );
         }
+        claim += more;
+        this.#claimed += more;
       };
-      await check(length ?? 0);
-      const target = path.join(dir, name);
+      await claimMore(length ?? Math.min(RECHECK_BYTES, this.#max));
       tmp = path.join(dir, `.${name}.upload-${randomBytes(6).toString('hex')}.tmp`);
       let written = 0;
       let nextCheck = RECHECK_BYTES;
+      const max = this.#max;
       const meter = new Transform({
-        transform(chunk: Buffer, _enc, done: TransformCallback) {
+        transform: (chunk: Buffer, _enc, done: TransformCallback) => {
           written += chunk.length;
+          // Written bytes are on the disk now: free space shows them, the claim no longer needs to.
+          const used = Math.min(claim, chunk.length);
+          claim -= used;
+          this.#claimed -= used;
           if (length !== undefined && written > length) {
             done(new Refusal(400, 'the body is longer than its Content-Length'));
+            return;
+          }
+          if (written > max) {
+            done(
+              new Refusal(
+                413,
+                `the file is larger than the ${size(max)} this server accepts (phasor serve --max-upload)`,
+              ),
+            );
             return;
           }
           if (written < nextCheck) {
@@ -164,7 +224,8 @@ export class UploadStore {
             return;
           }
           nextCheck = written + RECHECK_BYTES;
-          check(length === undefined ? RECHECK_BYTES : Math.max(0, length - written)).then(
+          // Without a Content-Length the next piece is reserved; with one, the rest is held already.
+          claimMore(length === undefined ? RECHECK_BYTES : 0).then(
             () => done(null, chunk),
             (e: unknown) => done(e as Error),
           );
@@ -172,7 +233,18 @@ export class UploadStore {
       });
       await pipeline(req, meter, createWriteStream(tmp, { flags: 'wx' }));
       if (length !== undefined && written !== length) throw new Refusal(400, 'the upload was cut short');
-      await rename(tmp, target);
+      // A name of its own: link() never replaces a file, so two uploads of one name never share a path.
+      let target = '';
+      for (let n = 1; ; n++) {
+        target = path.join(dir, numbered(name, n));
+        try {
+          await link(tmp, target);
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10000) throw err;
+        }
+      }
+      await rm(tmp, { force: true });
       tmp = null;
       reply(200, JSON.stringify({ path: target }) + '\n', 'application/json');
     } catch (err) {
@@ -180,6 +252,9 @@ export class UploadStore {
       if (err instanceof Refusal) refuse(err.status, err.message);
       else if ((err as NodeJS.ErrnoException).code === 'ENOSPC') refuse(507, 'the disk is full');
       else if (!req.destroyed) refuse(500, 'the upload could not be stored');
+    } finally {
+      this.#claimed -= claim;
+      claim = 0;
     }
   }
 
