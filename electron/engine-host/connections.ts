@@ -1,9 +1,12 @@
 // The engine host's side of the windows' ports, kept free of Electron imports so tests run it with fake
 // ports: one engine connection per window, fed by that window's MessagePort. Every message on a port goes
 // through the connection's own validation, so a malformed payload gets an error reply and never takes the
-// host down. The parent port (the main process) only hands ports over and takes them back (messages.ts).
+// host down. The parent port (the main process) only hands ports over and takes them back (messages.ts),
+// and grants each window the files its user chose (dialogs, drops): a window's connection may use those
+// and nothing else (engine/offline/access.ts).
 
 import type { EngineConnection } from '../engine/live/connection.js';
+import { FileAccess } from '../engine/offline/access.js';
 import type { ServerMessage } from '../engine/protocol/messages.js';
 import { isHostMessage } from './messages.js';
 
@@ -21,11 +24,19 @@ export interface ParentPortLike {
   on(event: 'message', listener: (e: { data: unknown; ports?: readonly PortLike[] }) => void): unknown;
 }
 
-export type Connect = (send: (message: ServerMessage | ArrayBuffer) => void) => EngineConnection;
+export type Connect = (
+  send: (message: ServerMessage | ArrayBuffer) => void,
+  access: FileAccess,
+) => EngineConnection;
+
+/** What a refusal tells the desktop app's user. */
+const DESKTOP_HINT = 'open it with the Open button or drop it on the window';
 
 export class EngineConnections {
   readonly #connect: Connect;
   readonly #open = new Map<number, { connection: EngineConnection; port: PortLike }>();
+  /** What each window may use: granted before or after its port arrives, gone with its connection. */
+  readonly #access = new Map<number, FileAccess>();
 
   constructor(connect: Connect) {
     this.#connect = connect;
@@ -38,8 +49,8 @@ export class EngineConnections {
 
   /** Serves window `id` over `port`, replacing the window's previous connection (a reload). */
   add(id: number, port: PortLike): void {
-    this.remove(id);
-    const connection = this.#connect((message) => port.postMessage(message));
+    this.#close(id);
+    const connection = this.#connect((message) => port.postMessage(message), this.#accessOf(id));
     port.on('message', (m) => connection.receive(m?.data));
     port.on('close', () => {
       // A replaced port's close must not end the connection that replaced it.
@@ -49,8 +60,32 @@ export class EngineConnections {
     this.#open.set(id, { connection, port });
   }
 
-  /** Ends the connection of a window (closed, reloaded, crashed). */
+  #accessOf(id: number): FileAccess {
+    let a = this.#access.get(id);
+    if (!a) {
+      a = new FileAccess([], { hint: DESKTOP_HINT });
+      this.#access.set(id, a);
+    }
+    return a;
+  }
+
+  /** Lets window `id` use `path` (a file or folder its user chose); false when it cannot be resolved. */
+  grant(id: number, path: string): boolean {
+    try {
+      this.#accessOf(id).grant(path);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Ends the connection of a window (closed, reloaded, crashed), and what it was granted. */
   remove(id: number): void {
+    this.#access.delete(id);
+    this.#close(id);
+  }
+
+  #close(id: number): void {
     const c = this.#open.get(id);
     if (!c) return;
     this.#open.delete(id);
@@ -85,6 +120,8 @@ export function serveParent(
       if (port) connections.add(m.window, port);
     } else if (m.type === 'disconnect') {
       connections.remove(m.window);
+    } else if (m.type === 'grant') {
+      connections.grant(m.window, m.path);
     } else if (m.type === 'gpu-port') {
       onGpuPort?.(m, e.ports?.[0]);
     } else {

@@ -27,7 +27,8 @@ const engine = new Engine({
   onWarning: (warning) => console.error(`phasor: ${warning.message}`),
 });
 
-const connections = new EngineConnections((send) => createEngineConnection(send, { engine }));
+// Each window reads and writes only what its user chose (dialogs and drops, granted by the main process).
+const connections = new EngineConnections((send, access) => createEngineConnection(send, { engine, access }));
 
 // Capture must stop before the process goes: the audio library aborts the process when its worker is
 // torn down with blocks still queued (see mic-worker.ts). At most 2 s, then exit anyway.

@@ -4,6 +4,8 @@
 //
 //   connect     { type: 'connect', window }     ports: [the engine's end of that window's channel]
 //   disconnect  { type: 'disconnect', window }  the window closed, reloaded or crashed
+//   grant       { type: 'grant', window, path } the user chose `path` for that window (a dialog, a drop):
+//                                               its connection may use it from now on
 //   shutdown    { type: 'shutdown' }            the app is quitting: close everything, then exit 0
 //   gpu-port    { type: 'gpu-port', request }   ports: [the engine's end of a channel to the WebGPU window]
 //               { type: 'gpu-port', request, reason }   no WebGPU window (why)
@@ -15,6 +17,7 @@
 export type HostMessage =
   | { type: 'connect'; window: number }
   | { type: 'disconnect'; window: number }
+  | { type: 'grant'; window: number; path: string }
   | { type: 'shutdown' }
   | { type: 'gpu-port'; request: number; reason?: string };
 
@@ -30,8 +33,23 @@ export function isEngineRequest(value: unknown): value is EngineRequest {
 /** True for a well-formed HostMessage (anything else on the parent port is ignored). */
 export function isHostMessage(value: unknown): value is HostMessage {
   if (typeof value !== 'object' || value === null) return false;
-  const m = value as { type?: unknown; window?: unknown; request?: unknown; reason?: unknown };
+  const m = value as {
+    type?: unknown;
+    window?: unknown;
+    request?: unknown;
+    reason?: unknown;
+    path?: unknown;
+  };
   if (m.type === 'shutdown') return true;
+  if (m.type === 'grant')
+    return (
+      typeof m.window === 'number' &&
+      Number.isSafeInteger(m.window) &&
+      typeof m.path === 'string' &&
+      m.path.length > 0 &&
+      m.path.length <= 4096 &&
+      !m.path.includes('\0')
+    );
   if (m.type === 'gpu-port')
     return (
       typeof m.request === 'number' &&

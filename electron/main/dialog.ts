@@ -2,13 +2,19 @@
 // tests run it with fake events and dialogs. The renderer invokes CHOOSE_FILE_CHANNEL with OpenDialogOptions;
 // the sender is checked like the connect handshake, the payload validated, and one dialog at a time is
 // shown per window. The reply is { ok: true, path } (null when the user cancelled) or { ok: false, error }.
+// A chosen path is granted to that window's engine connection before the reply goes (the engine refuses
+// every path the user did not choose); so is a dropped file's path (GRANT_DROPPED_CHANNEL, sent by the
+// preload with what Electron says the dropped File is, which a page cannot forge).
 
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { OpenDialogOptions } from '../engine/protocol/bridge.js';
 import type { ErrorInfo } from '../engine/protocol/messages.js';
 import { senderProblem, type IpcEventLike, type IpcHubOptions } from './ipc.js';
 
 export const CHOOSE_FILE_CHANNEL = 'phasor:choose-file';
+/** preload → main, synchronous: { path } of a file dropped on the window; answers true when granted. */
+export const GRANT_DROPPED_CHANNEL = 'phasor:grant-dropped';
 
 const extension = z
   .string()
@@ -48,6 +54,8 @@ export interface DialogHost extends Pick<IpcHubOptions, 'isAppUrl' | 'isAppWebCo
     event: IpcEventLike,
     options: NativeDialogOptions,
   ): Promise<{ canceled: boolean; filePath?: string }>;
+  /** Lets window `windowId`'s engine connection use `path` (engine-process.ts's grant). */
+  grant?(windowId: number, path: string): void;
 }
 
 function fail(code: string, message: string): ChooseFileReply {
@@ -88,11 +96,11 @@ export class FileDialogs {
         if (o.mode === 'open') {
           options.properties = ['openFile'];
           const r = await this.#host.showOpen(e, options);
-          return { ok: true, path: r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0] };
+          return this.#chosen(id, r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]);
         }
         options.properties = ['createDirectory', 'showOverwriteConfirmation'];
         const r = await this.#host.showSave(e, options);
-        return { ok: true, path: r.canceled || !r.filePath ? null : r.filePath };
+        return this.#chosen(id, r.canceled || !r.filePath ? null : r.filePath);
       } finally {
         this.#open.delete(id);
       }
@@ -100,4 +108,30 @@ export class FileDialogs {
       return fail('internal', `the file dialog failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+
+  #chosen(windowId: number, path: string | null): ChooseFileReply {
+    if (path !== null) this.#host.grant?.(windowId, path);
+    return { ok: true, path };
+  }
+
+  /** The GRANT_DROPPED_CHANNEL handler: grants an absolute path dropped on a trusted window. Never throws. */
+  handleDropped(event: unknown, payload: unknown): boolean {
+    try {
+      if (senderProblem(event, this.#host) !== null) return false;
+      const p = droppedSchema.safeParse(payload);
+      if (!p.success) return false;
+      this.#host.grant?.((event as IpcEventLike).sender.id, p.data.path);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
+
+const droppedSchema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((p) => isAbsolute(p) && !p.includes('\0'), 'an absolute path'),
+});

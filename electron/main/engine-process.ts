@@ -2,7 +2,8 @@
 // processes and ports. It forks the utility process (electron/engine-host), gives every connected window
 // a MessageChannel of its own to it (one end to the host, the other to the window), and when the host
 // dies tells each window, restarts the host with a growing delay and gives each window a new port. Too
-// many deaths in a short time and it stops trying until a window connects again (a reload).
+// many deaths in a short time and it stops trying until a window connects again (a reload). It also
+// carries what each window's user chose in a dialog or dropped (grant), and gives it to a restarted host.
 
 import type { HostMessage } from '../engine-host/messages.js';
 
@@ -42,6 +43,8 @@ export function defaultRestartDelay(attempt: number): number {
 export class EngineProcess<Port> {
   readonly #o: EngineProcessOptions<Port>;
   readonly #windows = new Set<number>();
+  /** Paths each window's user chose, for the host (again after a restart); gone with the window. */
+  readonly #grants = new Map<number, string[]>();
   #child: UtilityLike<Port> | null = null;
   /** When the host died lately (ms since the epoch), within the restart window. */
   #deaths: number[] = [];
@@ -94,8 +97,18 @@ export class EngineProcess<Port> {
     }
   }
 
-  /** Ends window `id`'s connection (closed, reloaded, crashed). */
+  /** Lets window `id`'s connection use `path`, which its user chose (a dialog, a drop). */
+  grant(id: number, path: string): void {
+    if (!this.#windows.has(id)) return;
+    const list = this.#grants.get(id) ?? [];
+    if (!list.includes(path)) list.push(path);
+    this.#grants.set(id, list);
+    this.#child?.postMessage({ type: 'grant', window: id, path });
+  }
+
+  /** Ends window `id`'s connection (closed, reloaded, crashed), and what it was granted. */
   detach(id: number): void {
+    this.#grants.delete(id);
     if (!this.#windows.delete(id)) return;
     this.#child?.postMessage({ type: 'disconnect', window: id });
   }
@@ -123,6 +136,8 @@ export class EngineProcess<Port> {
   #link(id: number): void {
     const { host, window } = this.#o.createChannel();
     this.#child!.postMessage({ type: 'connect', window: id }, [host]);
+    for (const path of this.#grants.get(id) ?? [])
+      this.#child!.postMessage({ type: 'grant', window: id, path });
     this.#o.deliver(id, window);
   }
 

@@ -28,7 +28,7 @@ import {
 } from 'electron';
 import { resolveAppFile } from '../cli/web/files.js';
 import { contentSecurityPolicy, securityHeaders } from '../cli/web/security.js';
-import { CHOOSE_FILE_CHANNEL, FileDialogs } from './dialog.js';
+import { CHOOSE_FILE_CHANNEL, FileDialogs, GRANT_DROPPED_CHANNEL } from './dialog.js';
 import { isEngineRequest } from '../engine-host/messages.js';
 import { EngineProcess } from './engine-process.js';
 import { GpuWindow, linuxVulkanDriver, webGpuSwitches } from './gpu-window.js';
@@ -207,6 +207,7 @@ const dialogs = new FileDialogs({
     const o = options as ElectronSaveOptions;
     return win ? dialog.showSaveDialog(win, o) : dialog.showSaveDialog(o);
   },
+  grant: (id, chosen) => engineProcess.grant(id, chosen),
 });
 
 function createWindow(): void {
@@ -324,6 +325,9 @@ if (!app.requestSingleInstanceLock()) {
     hub.handleConnect(event as IpcEventLike, payload),
   );
   ipcMain.handle(CHOOSE_FILE_CHANNEL, (event, payload: unknown) => dialogs.handle(event, payload));
+  ipcMain.on(GRANT_DROPPED_CHANNEL, (event, payload: unknown) => {
+    event.returnValue = dialogs.handleDropped(event, payload);
+  });
   void app.whenReady().then(() => {
     lockDown();
     serveApp();

@@ -15,6 +15,7 @@ const PROTOCOL_VERSION = 1;
 const CONNECT_CHANNEL = 'phasor:connect';
 const PORT_CHANNEL = 'phasor:port';
 const CHOOSE_FILE_CHANNEL = 'phasor:choose-file';
+const GRANT_DROPPED_CHANNEL = 'phasor:grant-dropped';
 const ENGINE_STATE_CHANNEL = 'phasor:engine-state';
 /** Messages sent before the port arrives wait here (requests at start-up); beyond this they are lost. */
 const MAX_WAITING = 256;
@@ -117,8 +118,11 @@ const bridge: DesktopBridge = {
     throw new Error(reply?.error?.message ?? 'the file dialog is not available');
   },
   pathForFile(file: File): string {
-    // '' for a File not backed by a file on disk (Electron's contract).
-    return webUtils.getPathForFile(file);
+    // '' for a File not backed by a file on disk (Electron's contract). A real one is granted to this
+    // window's engine connection before the page can ask to open it (synchronously, so in that order).
+    const path = webUtils.getPathForFile(file);
+    if (path && ipcRenderer.sendSync(GRANT_DROPPED_CHANNEL, { path }) !== true) return '';
+    return path;
   },
   onState(listener: StateListener): () => void {
     if (typeof listener !== 'function') throw new TypeError('onState takes a function');

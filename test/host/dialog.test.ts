@@ -142,3 +142,33 @@ describe('file dialog IPC', () => {
     });
   });
 });
+
+describe('what a dialog or a drop grants the engine', () => {
+  it('grants the chosen path to the window that asked, and nothing when the user cancels', async () => {
+    const granted: Array<[number, string]> = [];
+    const opened = host();
+    const d = new FileDialogs({ ...opened.h, grant: (id, p) => granted.push([id, p]) });
+    await d.handle(good, { mode: 'open' });
+    await d.handle(good, { mode: 'save' });
+    expect(granted).toEqual([
+      [APP_ID, '/data/rec.wav'],
+      [APP_ID, '/data/out.wav'],
+    ]);
+    const cancelled = host({ open: null });
+    await new FileDialogs({ ...cancelled.h, grant: (id, p) => granted.push([id, p]) }).handle(good, {
+      mode: 'open',
+    });
+    expect(granted).toHaveLength(2);
+  });
+
+  it('grants a dropped file’s absolute path, only from a Phasor window', () => {
+    const granted: Array<[number, string]> = [];
+    const d = new FileDialogs({ ...host().h, grant: (id, p) => granted.push([id, p]) });
+    expect(d.handleDropped(good, { path: '/data/dropped.wav' })).toBe(true);
+    const foreign = { sender: { id: 9 }, senderFrame: good.senderFrame };
+    expect(d.handleDropped(foreign, { path: '/etc/shadow' })).toBe(false);
+    for (const bad of [{ path: 'relative.wav' }, { path: '' }, { path: '/a\0b' }, '/data/x.wav', null])
+      expect(d.handleDropped(good, bad)).toBe(false);
+    expect(granted).toEqual([[APP_ID, '/data/dropped.wav']]);
+  });
+});

@@ -10,6 +10,9 @@ const invoked: Array<[string, unknown]> = [];
 const handlers = new Map<string, (event: unknown, ...args: unknown[]) => void>();
 /** What the main process answers to the next file-dialog invoke. */
 let dialogReply: unknown = { ok: true, path: '/home/user/rec.wav' };
+/** Synchronous messages to the main process, and what it answers to a dropped file's grant. */
+const sentSync: Array<[string, unknown]> = [];
+let grantReply: unknown = true;
 
 vi.mock('electron', () => ({
   contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
@@ -18,6 +21,10 @@ vi.mock('electron', () => ({
     invoke: (channel: string, payload: unknown) => {
       invoked.push([channel, payload]);
       return Promise.resolve(channel === 'phasor:choose-file' ? dialogReply : { ok: true, protocol: 1 });
+    },
+    sendSync: (channel: string, payload: unknown) => {
+      sentSync.push([channel, payload]);
+      return grantReply;
     },
   },
   webUtils: {
@@ -102,13 +109,19 @@ describe('preload', () => {
     await expect(bridge.chooseFile!({ mode: 'open' })).rejects.toThrow(/not available/);
   });
 
-  it('gives the path of a dropped file, or an empty string for one not on disk', async () => {
+  it('gives the path of a dropped file once the main process has granted it, else an empty string', async () => {
     await import('../../electron/preload/index.js');
     const bridge = exposed.get('phasor') as PhasorBridge;
     expect(bridge.pathForFile!({ name: 'rec.wav', onDisk: '/data/rec.wav' } as unknown as File)).toBe(
       '/data/rec.wav',
     );
+    expect(sentSync).toEqual([['phasor:grant-dropped', { path: '/data/rec.wav' }]]);
+    // A File made by the page has no path: nothing to grant.
     expect(bridge.pathForFile!({ name: 'made-in-js.wav' } as unknown as File)).toBe('');
+    expect(sentSync).toHaveLength(1);
+    grantReply = false;
+    expect(bridge.pathForFile!({ name: 'x.wav', onDisk: '/data/x.wav' } as unknown as File)).toBe('');
+    grantReply = true;
   });
 
   it('reports the engine host stopping, and reconnects on the new port it is given', async () => {

@@ -6,7 +6,7 @@
 //   const real = await access.check('/data/x.wav', 'read');   // the path to open, or a PhasorError
 //   access.grant('/home/me/chosen.wav');                        // a file the user chose in a dialog
 
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,26 @@ async function realOrPlanned(p: string): Promise<string> {
   }
 }
 
+/** realOrPlanned, synchronously (a grant must be in force before the next message is handled). */
+function realOrPlannedSync(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    let link = false;
+    try {
+      link = lstatSync(p).isSymbolicLink();
+    } catch {
+      // nothing there
+    }
+    if (link) return realpathSync(p);
+    const up = path.dirname(p);
+    if (up === p) return p;
+    return path.join(realOrPlannedSync(up), path.basename(p));
+  }
+}
+
 export class FileAccess {
   readonly #roots: string[] = [];
   readonly #any: boolean;
@@ -81,11 +101,11 @@ export class FileAccess {
 
   /** Grants a file or folder the user chose (and a SigMF file's companion); a path still to be made counts
    * as planned under its existing folder. */
-  async grant(p: string): Promise<void> {
+  grant(p: string): void {
     const abs = path.resolve(p);
-    this.#add(await realOrPlanned(abs));
+    this.#add(realOrPlannedSync(abs));
     const other = sigmfCompanion(abs);
-    if (other) this.#add(await realOrPlanned(other));
+    if (other) this.#add(realOrPlannedSync(other));
   }
 
   /** True when the real path `real` lies in a root. */
