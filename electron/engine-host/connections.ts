@@ -69,10 +69,11 @@ export class EngineConnections {
     return a;
   }
 
-  /** Lets window `id` use `path` (a file or folder its user chose); false when it cannot be resolved. */
-  grant(id: number, path: string): boolean {
+  /** Lets window `id` use `path` (a file or folder its user chose), and with `beside` make new files in
+   * its folder; false when it cannot be resolved. */
+  grant(id: number, path: string, beside = false): boolean {
     try {
-      this.#accessOf(id).grant(path);
+      this.#accessOf(id).grant(path, { createBeside: beside });
       return true;
     } catch {
       return false;
@@ -121,7 +122,7 @@ export function serveParent(
     } else if (m.type === 'disconnect') {
       connections.remove(m.window);
     } else if (m.type === 'grant') {
-      connections.grant(m.window, m.path);
+      connections.grant(m.window, m.path, m.beside === true);
     } else if (m.type === 'gpu-port') {
       onGpuPort?.(m, e.ports?.[0]);
     } else {

@@ -4,8 +4,9 @@
 //
 //   connect     { type: 'connect', window }     ports: [the engine's end of that window's channel]
 //   disconnect  { type: 'disconnect', window }  the window closed, reloaded or crashed
-//   grant       { type: 'grant', window, path } the user chose `path` for that window (a dialog, a drop):
-//                                               its connection may use it from now on
+//   grant       { type: 'grant', window, path, beside? } the user chose `path` for that window (a dialog,
+//                                               a drop): its connection may use it from now on, and with
+//                                               `beside` (a file opened) make new files in its folder
 //   shutdown    { type: 'shutdown' }            the app is quitting: close everything, then exit 0
 //   gpu-port    { type: 'gpu-port', request }   ports: [the engine's end of a channel to the WebGPU window]
 //               { type: 'gpu-port', request, reason }   no WebGPU window (why)
@@ -17,7 +18,7 @@
 export type HostMessage =
   | { type: 'connect'; window: number }
   | { type: 'disconnect'; window: number }
-  | { type: 'grant'; window: number; path: string }
+  | { type: 'grant'; window: number; path: string; beside?: boolean }
   | { type: 'shutdown' }
   | { type: 'gpu-port'; request: number; reason?: string };
 
@@ -39,6 +40,7 @@ export function isHostMessage(value: unknown): value is HostMessage {
     request?: unknown;
     reason?: unknown;
     path?: unknown;
+    beside?: unknown;
   };
   if (m.type === 'shutdown') return true;
   if (m.type === 'grant')
@@ -48,7 +50,8 @@ export function isHostMessage(value: unknown): value is HostMessage {
       typeof m.path === 'string' &&
       m.path.length > 0 &&
       m.path.length <= 4096 &&
-      !m.path.includes('\0')
+      !m.path.includes('\0') &&
+      (m.beside === undefined || typeof m.beside === 'boolean')
     );
   if (m.type === 'gpu-port')
     return (

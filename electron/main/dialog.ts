@@ -54,8 +54,9 @@ export interface DialogHost extends Pick<IpcHubOptions, 'isAppUrl' | 'isAppWebCo
     event: IpcEventLike,
     options: NativeDialogOptions,
   ): Promise<{ canceled: boolean; filePath?: string }>;
-  /** Lets window `windowId`'s engine connection use `path` (engine-process.ts's grant). */
-  grant?(windowId: number, path: string): void;
+  /** Lets window `windowId`'s engine connection use `path` (engine-process.ts's grant); `beside`: a file
+   * opened, beside which new files may be made. */
+  grant?(windowId: number, path: string, beside: boolean): void;
 }
 
 function fail(code: string, message: string): ChooseFileReply {
@@ -96,11 +97,11 @@ export class FileDialogs {
         if (o.mode === 'open') {
           options.properties = ['openFile'];
           const r = await this.#host.showOpen(e, options);
-          return this.#chosen(id, r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]);
+          return this.#chosen(id, r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0], true);
         }
         options.properties = ['createDirectory', 'showOverwriteConfirmation'];
         const r = await this.#host.showSave(e, options);
-        return this.#chosen(id, r.canceled || !r.filePath ? null : r.filePath);
+        return this.#chosen(id, r.canceled || !r.filePath ? null : r.filePath, false);
       } finally {
         this.#open.delete(id);
       }
@@ -109,8 +110,8 @@ export class FileDialogs {
     }
   }
 
-  #chosen(windowId: number, path: string | null): ChooseFileReply {
-    if (path !== null) this.#host.grant?.(windowId, path);
+  #chosen(windowId: number, path: string | null, beside: boolean): ChooseFileReply {
+    if (path !== null) this.#host.grant?.(windowId, path, beside);
     return { ok: true, path };
   }
 
@@ -120,7 +121,7 @@ export class FileDialogs {
       if (senderProblem(event, this.#host) !== null) return false;
       const p = droppedSchema.safeParse(payload);
       if (!p.success) return false;
-      this.#host.grant?.((event as IpcEventLike).sender.id, p.data.path);
+      this.#host.grant?.((event as IpcEventLike).sender.id, p.data.path, true);
       return true;
     } catch {
       return false;

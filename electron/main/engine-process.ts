@@ -43,8 +43,8 @@ export function defaultRestartDelay(attempt: number): number {
 export class EngineProcess<Port> {
   readonly #o: EngineProcessOptions<Port>;
   readonly #windows = new Set<number>();
-  /** Paths each window's user chose, for the host (again after a restart); gone with the window. */
-  readonly #grants = new Map<number, string[]>();
+  /** What each window's user chose, for the host (again after a restart); gone with the window. */
+  readonly #grants = new Map<number, Array<{ path: string; beside: boolean }>>();
   #child: UtilityLike<Port> | null = null;
   /** When the host died lately (ms since the epoch), within the restart window. */
   #deaths: number[] = [];
@@ -97,13 +97,14 @@ export class EngineProcess<Port> {
     }
   }
 
-  /** Lets window `id`'s connection use `path`, which its user chose (a dialog, a drop). */
-  grant(id: number, path: string): void {
+  /** Lets window `id`'s connection use `path`, which its user chose (a dialog, a drop); `beside`: a file
+   * opened, beside which new files (a filtered copy) may be made. */
+  grant(id: number, path: string, beside = false): void {
     if (!this.#windows.has(id)) return;
     const list = this.#grants.get(id) ?? [];
-    if (!list.includes(path)) list.push(path);
+    if (!list.some((g) => g.path === path && g.beside === beside)) list.push({ path, beside });
     this.#grants.set(id, list);
-    this.#child?.postMessage({ type: 'grant', window: id, path });
+    this.#child?.postMessage({ type: 'grant', window: id, path, ...(beside ? { beside } : {}) });
   }
 
   /** Ends window `id`'s connection (closed, reloaded, crashed), and what it was granted. */
@@ -136,8 +137,8 @@ export class EngineProcess<Port> {
   #link(id: number): void {
     const { host, window } = this.#o.createChannel();
     this.#child!.postMessage({ type: 'connect', window: id }, [host]);
-    for (const path of this.#grants.get(id) ?? [])
-      this.#child!.postMessage({ type: 'grant', window: id, path });
+    for (const { path, beside } of this.#grants.get(id) ?? [])
+      this.#child!.postMessage({ type: 'grant', window: id, path, ...(beside ? { beside } : {}) });
     this.#o.deliver(id, window);
   }
 

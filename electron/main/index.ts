@@ -207,7 +207,7 @@ const dialogs = new FileDialogs({
     const o = options as ElectronSaveOptions;
     return win ? dialog.showSaveDialog(win, o) : dialog.showSaveDialog(o);
   },
-  grant: (id, chosen) => engineProcess.grant(id, chosen),
+  grant: (id, chosen, beside) => engineProcess.grant(id, chosen, beside),
 });
 
 function createWindow(): void {

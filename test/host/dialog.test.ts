@@ -145,30 +145,31 @@ describe('file dialog IPC', () => {
 
 describe('what a dialog or a drop grants the engine', () => {
   it('grants the chosen path to the window that asked, and nothing when the user cancels', async () => {
-    const granted: Array<[number, string]> = [];
+    const granted: Array<[number, string, boolean]> = [];
     const opened = host();
-    const d = new FileDialogs({ ...opened.h, grant: (id, p) => granted.push([id, p]) });
+    const d = new FileDialogs({ ...opened.h, grant: (id, p, beside) => granted.push([id, p, beside]) });
     await d.handle(good, { mode: 'open' });
     await d.handle(good, { mode: 'save' });
+    // An opened file also lets new files be made beside it (a filtered copy); a saved one does not.
     expect(granted).toEqual([
-      [APP_ID, '/data/rec.wav'],
-      [APP_ID, '/data/out.wav'],
+      [APP_ID, '/data/rec.wav', true],
+      [APP_ID, '/data/out.wav', false],
     ]);
     const cancelled = host({ open: null });
-    await new FileDialogs({ ...cancelled.h, grant: (id, p) => granted.push([id, p]) }).handle(good, {
+    await new FileDialogs({ ...cancelled.h, grant: (id, p, b) => granted.push([id, p, b]) }).handle(good, {
       mode: 'open',
     });
     expect(granted).toHaveLength(2);
   });
 
   it('grants a dropped file’s absolute path, only from a Phasor window', () => {
-    const granted: Array<[number, string]> = [];
-    const d = new FileDialogs({ ...host().h, grant: (id, p) => granted.push([id, p]) });
+    const granted: Array<[number, string, boolean]> = [];
+    const d = new FileDialogs({ ...host().h, grant: (id, p, beside) => granted.push([id, p, beside]) });
     expect(d.handleDropped(good, { path: '/data/dropped.wav' })).toBe(true);
     const foreign = { sender: { id: 9 }, senderFrame: good.senderFrame };
     expect(d.handleDropped(foreign, { path: '/etc/shadow' })).toBe(false);
     for (const bad of [{ path: 'relative.wav' }, { path: '' }, { path: '/a\0b' }, '/data/x.wav', null])
       expect(d.handleDropped(good, bad)).toBe(false);
-    expect(granted).toEqual([[APP_ID, '/data/dropped.wav']]);
+    expect(granted).toEqual([[APP_ID, '/data/dropped.wav', true]]);
   });
 });

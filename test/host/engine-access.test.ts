@@ -63,6 +63,15 @@ describe('the engine host grants paths per window', () => {
     refused(await a.request(4, 'openFile', { path: other }));
     refused(await a.request(5, 'openFile', { path: join(dir, 'link-to-other.wav') }));
     refused(await b.request(1, 'openFile', { path: wav }));
+    // Writing: only where the user chose, or a new file beside a file opened with `beside`.
+    const file = ((await a.request(6, 'openFile', { path: wav })) as { result: { file: number } }).result
+      .file;
+    const taps = [0.25, 0.5, 0.25];
+    refused(await a.request(7, 'applyFilter', { file, output: 'new.wav', taps }));
+    conns.grant(3, wav, true);
+    expect(await a.request(8, 'applyFilter', { file, output: 'new.wav', taps })).toMatchObject({ ok: true });
+    refused(await a.request(9, 'applyFilter', { file, output: 'other.wav', taps }));
+    refused(await a.request(10, 'applyFilter', { file, output: join(tmpdir(), 'elsewhere.wav'), taps }));
     // A reload replaces the port and keeps nothing: the main process grants again what it has to.
     conns.remove(3);
     const again = new Port();

@@ -6,7 +6,7 @@
 //   const real = await access.check('/data/x.wav', 'read');   // the path to open, or a PhasorError
 //   access.grant('/home/me/chosen.wav');                        // a file the user chose in a dialog
 
-import { lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +71,8 @@ function realOrPlannedSync(p: string): string {
 
 export class FileAccess {
   readonly #roots: string[] = [];
+  /** Folders where new files may be made (beside a file the user opened), none replaced. */
+  readonly #beside: string[] = [];
   readonly #any: boolean;
   readonly #hint: string;
 
@@ -101,11 +103,20 @@ export class FileAccess {
 
   /** Grants a file or folder the user chose (and a SigMF file's companion); a path still to be made counts
    * as planned under its existing folder. */
-  grant(p: string): void {
+  grant(p: string, options: { createBeside?: boolean } = {}): void {
     const abs = path.resolve(p);
-    this.#add(realOrPlannedSync(abs));
+    const real = realOrPlannedSync(abs);
+    this.#add(real);
     const other = sigmfCompanion(abs);
     if (other) this.#add(realOrPlannedSync(other));
+    // A filtered copy goes next to its input by default: making a new file there is what the user expects.
+    if (options.createBeside && !this.#beside.includes(path.dirname(real)))
+      this.#beside.push(path.dirname(real));
+  }
+
+  /** True when `real` (a path that does not exist yet) may be made: its folder holds a granted file. */
+  #mayCreate(real: string): boolean {
+    return this.#beside.includes(path.dirname(real)) && !existsSync(real);
   }
 
   /** True when the real path `real` lies in a root. */
@@ -133,9 +144,10 @@ export class FileAccess {
       if (!this.allows(abs)) throw this.#refuse(abs);
       return abs;
     }
-    if (!this.allows(real)) throw this.#refuse(abs);
+    const ok = (r: string) => this.allows(r) || (mode === 'write' && this.#mayCreate(r));
+    if (!ok(real)) throw this.#refuse(abs);
     const other = mode === 'list' ? null : sigmfCompanion(abs);
-    if (other && !this.allows(await realOrPlanned(other).catch(() => other))) throw this.#refuse(other);
+    if (other && !ok(await realOrPlanned(other).catch(() => other))) throw this.#refuse(other);
     return abs;
   }
 }
