@@ -216,12 +216,18 @@ describe('row 11: a client touches only the roots, and only with the token', () 
   });
 
   it('takes --root folders instead of the current folder', async () => {
-    const s = await serve(['--root', outside], granted);
+    const other = join(base, 'other');
+    mkdirSync(other, { recursive: true });
+    const s = await serve(['--root', outside, '--root', other], granted);
     const c = new Client(wsUrl(s.url));
     await c.opened();
     expect((await c.request(1, 'openFile', { path: join(outside, 'secret.wav') })).ok).toBe(true);
     const r = await c.request(2, 'openFile', { path: join(granted, 'in.wav') });
     expect(r.ok).toBe(false);
+    // Browsing starts in the first root; the listing names every root, the way to the others.
+    const home = await c.request(3, 'listDirectory', {});
+    expect(home.result).toMatchObject({ path: outside, roots: [outside, other] });
+    expect((await c.request(4, 'listDirectory', { path: other })).ok).toBe(true);
     c.ws.close();
     s.child.kill('SIGTERM');
   });

@@ -88,6 +88,7 @@ export async function listDirectory(requested?: string, access: FileAccess = ANY
     a.kind !== b.kind ? (a.kind === 'directory' ? -1 : 1) : collator.compare(a.name, b.name),
   );
   const listing: DirectoryListing = { path: dir, entries };
+  if (!access.unrestricted) listing.roots = [...access.roots];
   const parent = path.dirname(dir);
   if (
     parent !== dir &&

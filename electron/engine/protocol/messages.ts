@@ -185,8 +185,11 @@ export interface DirectoryEntry {
 
 export interface DirectoryListing {
   path: string;
+  /** The folder above, when the client may list it. */
   parent?: string;
   entries: DirectoryEntry[];
+  /** The folders the client may use, when it is limited to some (`phasor serve --root`): where to go next. */
+  roots?: string[];
 }
 
 /** JSON part of a fileSpectrogram binary reply; data = height × width dB levels, row 0 = highest frequency. */
