@@ -10,7 +10,7 @@
 // A client reads, lists and writes only inside the roots (`--root`, default the current folder) and the
 // server's upload folder (engine/offline/access.ts). What is queued for a client is bounded: while more
 // than HIGH_WATER bytes wait to go out, its requests are not read and its large replies wait; a client
-// that stays over for `stallMs` is dropped (close code 4008) and its jobs cancelled.
+// that reads nothing of them for `stallMs` is dropped (close code 4008) and its jobs cancelled.
 
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,7 +35,7 @@ export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_NOT_READING = 4008;
 /** Bytes queued for a client above which its requests wait (a reply may be larger: it goes out whole). */
 export const HIGH_WATER = 16 << 20;
-/** How long a client may stay over HIGH_WATER before it is dropped, unless PHASOR_SERVE_STALL_MS says. */
+/** How long a client over HIGH_WATER may read nothing before it is dropped, unless PHASOR_SERVE_STALL_MS says. */
 export const DEFAULT_STALL_MS = 30_000;
 
 function stallFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -61,7 +61,7 @@ export interface WebServerOptions {
   uploadReserveBytes?: number;
   /** Largest upload accepted, in bytes (default DEFAULT_MAX_UPLOAD). */
   maxUploadBytes?: number;
-  /** How long a client may leave more than HIGH_WATER bytes unread before it is dropped (ms). */
+  /** How long a client with more than HIGH_WATER bytes queued may read nothing before it is dropped (ms). */
   stallMs?: number;
   /** One line for the operator (a dropped client); default stderr. */
   log?: (line: string) => void;
@@ -260,19 +260,26 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       setTimeout(() => ws.terminate(), 1000).unref();
       end();
     };
-    // Watches a client over the high-water mark: resumes it once it has read down, drops it if it does not.
+    // Watches a client over the high-water mark: resumes it once it has read down, drops it when it has
+    // read nothing for stallMs (a slow link that is still reading keeps its connection).
     const watch = (): void => {
       if (over || dropped) return;
       overSince = Date.now();
+      let last = ws.bufferedAmount;
       ws.pause();
       over = setInterval(() => {
         if (ws.readyState !== ws.OPEN) return;
-        if (ws.bufferedAmount <= HIGH_WATER / 2) {
+        const amount = ws.bufferedAmount;
+        if (amount <= HIGH_WATER / 2) {
           clearInterval(over!);
           over = null;
           ws.resume();
           wake();
-        } else if (Date.now() - overSince > stallMs) drop();
+          return;
+        }
+        if (amount < last) overSince = Date.now();
+        last = amount;
+        if (Date.now() - overSince > stallMs) drop();
       }, 50);
       over.unref();
     };

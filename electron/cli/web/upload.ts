@@ -110,11 +110,6 @@ export class UploadStore {
     this.#onFolder = options.onFolder;
   }
 
-  /** Bytes reserved by running uploads (0 when none runs). */
-  get claimed(): number {
-    return this.#claimed;
-  }
-
   /** The upload folder, made on the first upload. */
   #folder(): Promise<string> {
     if (!this.#dir) {
