@@ -64,7 +64,9 @@ export interface Server {
 }
 
 /**
- * Starts `phasor serve --port 0` (after building what it serves) and resolves with the URL it prints.
+ * Starts `phasor serve --port 0` (after building what it serves) and resolves with the URL it prints, which
+ * carries the access token: open that URL (a page without it is refused). Pass `--root DIR` in `args` for
+ * the folders the page may open files from (default: the repository, the server's working folder).
  * PHASOR_E2E_URL points the tests at a server already running instead (for debugging by hand).
  */
 export function startServe(args: string[] = []): Promise<Server> {
