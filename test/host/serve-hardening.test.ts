@@ -194,8 +194,10 @@ describe('row 11: a client touches only the roots, and only with the token', () 
       'a live file source outside',
     );
     // Inside: opens, and writes next to it, but not at an absolute path outside.
-    const open = await c.request(9, 'openFile', { path: join(granted, 'in.wav') });
+    // A relative path starts where browsing does, in the root.
+    const open = await c.request(9, 'openFile', { path: 'in.wav' });
     expect(open.ok).toBe(true);
+    expect(open.result).toMatchObject({ path: join(granted, 'in.wav') });
     const file = open.result!.file as number;
     const taps = [0.25, 0.5, 0.25];
     refused(

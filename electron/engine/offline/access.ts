@@ -119,6 +119,14 @@ export class FileAccess {
     return this.#beside.includes(path.dirname(real)) && !existsSync(real);
   }
 
+  /** A path from the view, absolute: `~` and `~/…` from the home folder, a relative one from where browsing
+   * starts (the first root; the home folder when unrestricted). */
+  resolve(p: string): string {
+    if (p === '~') return os.homedir();
+    if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
+    return path.resolve(this.#any ? os.homedir() : this.home, p);
+  }
+
   /** True when the real path `real` lies in a root. */
   allows(real: string): boolean {
     return this.#any || this.#roots.some((r) => inside(r, real));

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DirectoryEntry, DirectoryListing } from '../protocol/messages.js';
 import { FileAccess } from './access.js';
-import { folderError, resolveUserPath } from './files.js';
+import { folderError } from './files.js';
 
 /** Extensions Phasor opens (WAV family, SigMF, raw I/Q). */
 export const OPENABLE_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -46,7 +46,7 @@ const ANY = new FileAccess('any');
  */
 export async function listDirectory(requested?: string, access: FileAccess = ANY): Promise<DirectoryListing> {
   const home = access.unrestricted ? os.homedir() : access.home;
-  const dir = await access.check(requested === undefined ? home : resolveUserPath(requested), 'list');
+  const dir = await access.check(requested === undefined ? home : access.resolve(requested), 'list');
   let dirents: Dirent[];
   try {
     dirents = await readdir(dir, { withFileTypes: true });

@@ -51,7 +51,7 @@ import { FileAccess } from './access.js';
 import { designFilter } from './design.js';
 import { listDirectory } from './directory.js';
 import { Envelope } from './envelope.js';
-import { FileRegistry, resolveUserPath, type FileLease } from './files.js';
+import { FileRegistry, type FileLease } from './files.js';
 import { JobRunner, type JobContext } from './jobs.js';
 
 /** What offline work needs from its host's engine (live/engine.ts's Engine is one): declared here so
@@ -307,7 +307,7 @@ export class OfflineWork {
 
   /** Opens a file in the client's roots; a SigMF recording's data file must lie in them too. */
   async #openFile(p: Params<'openFile'>): Promise<FileInfo> {
-    const file = await this.#access.check(resolveUserPath(p.path), 'read');
+    const file = await this.#access.check(this.#access.resolve(p.path), 'read');
     const info = await this.#files.open({ ...p, path: file });
     const lease = this.#files.acquire(info.file, () => undefined);
     const data = lease.source.info.path;
