@@ -1,6 +1,6 @@
 // Shared pieces of the CLI: option parsing, output helpers, the progress bar, cancellation.
 
-import { InvalidArgumentError, type PhasorWarning } from '../engine/errors.js';
+import { InvalidArgumentError, oneLine, type PhasorWarning } from '../engine/errors.js';
 import { openSource } from '../engine/io/index.js';
 import type { SampleSource } from '../engine/sources/source.js';
 import { openBackend } from '../engine/backends/registry.js';
@@ -50,8 +50,9 @@ export function parsePair(text: string, name: string): [number, number] {
   return [parseHz(parts[0], name), parseHz(parts[1], name)];
 }
 
+/** A warning on one escaped line, as errors are (formatError). */
 export function warn(w: PhasorWarning): void {
-  process.stderr.write(`phasor: warning: ${w.file ? `${w.file}: ` : ''}${w.message}\n`);
+  process.stderr.write(`phasor: warning: ${w.file ? `${oneLine(w.file)}: ` : ''}${oneLine(w.message)}\n`);
 }
 
 export async function openInput(path: string, opts: FileOptions): Promise<SampleSource> {

@@ -99,23 +99,53 @@ export function ioError(file: string, err: unknown): PhasorError {
   return new PhasorError('io', reason, { file, cause: err });
 }
 
-/** One line for a person: `phasor: <file>: <message>` (or `phasor: <message>`). */
+/** Characters never printed raw: C0 and C1 controls, DEL, and the Unicode line, paragraph and direction
+ * controls (a file's bytes could otherwise move the cursor, recolour the terminal or break the line). */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The longest error line a host prints (a message quoting a file's bytes is cut there). */
+export const MAX_ERROR_CHARS = 1000;
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` on one line: control characters written as escapes (\n, \x1b, \u2028), cut to `max` characters. */
+export function oneLine(text: string, max = MAX_ERROR_CHARS): string {
+  const escaped = text.replace(UNPRINTABLE, (c) => {
+    const n = c.charCodeAt(0);
+    return ESCAPES[c] ?? (n < 0x100 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16)}`);
+  });
+  if (escaped.length <= max) return escaped;
+  // never cut a surrogate pair in two
+  let end = max - 1;
+  if (/[\udc00-\udfff]/.test(escaped[end])) end--;
+  return `${escaped.slice(0, end)}…`;
+}
+
+/** Text taken from a file, for a message: quoted, escaped, at most `max` characters inside the quotes. */
+export function quote(text: string, max = 64): string {
+  return `'${oneLine(text, max)}'`;
+}
+
+/** One line for a person: `phasor: <file>: <message>` (or `phasor: <message>`), escaped (see oneLine). */
 export function formatError(err: unknown): string {
   if (err instanceof PhasorError) {
-    return err.file !== undefined ? `phasor: ${err.file}: ${err.message}` : `phasor: ${err.message}`;
+    const message = oneLine(err.message);
+    return err.file !== undefined ? `phasor: ${oneLine(err.file)}: ${message}` : `phasor: ${message}`;
   }
   const msg = err instanceof Error ? err.message : String(err);
-  return `phasor: ${msg}`;
+  return `phasor: ${oneLine(msg)}`;
 }
 
 /** The error part of a protocol reply: a PhasorError keeps its code and names its file; anything else is
- * an internal error (never a stack trace). */
+ * an internal error (never a stack trace). The message is one escaped line, as formatError's. */
 export function errorInfo(err: unknown): ErrorInfo {
   if (err instanceof PhasorError) {
-    return { code: err.code, message: err.file !== undefined ? `${err.file}: ${err.message}` : err.message };
+    const message = oneLine(err.message);
+    return { code: err.code, message: err.file !== undefined ? `${oneLine(err.file)}: ${message}` : message };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { code: 'internal', message: `internal error: ${message}` };
+  return { code: 'internal', message: `internal error: ${oneLine(message)}` };
 }
 
 /** A non-fatal condition worth telling the user about (e.g. a truncated file). */
