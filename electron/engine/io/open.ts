@@ -1,7 +1,13 @@
 // openSource: picks the reader from the file name (or its first bytes) and returns a block source.
 
 import { basename, extname } from 'node:path';
-import { CorruptFileError, InvalidArgumentError, PhasorError, UnsupportedFormatError } from '../errors.js';
+import {
+  CorruptFileError,
+  InvalidArgumentError,
+  PhasorError,
+  quote,
+  UnsupportedFormatError,
+} from '../errors.js';
 import type { ContainerFormat, OpenOptions, SampleSource, SigmfMetadata } from '../sources/source.js';
 import {
   RAW_FORMAT_ALIASES,
@@ -15,6 +21,8 @@ import { openRegularFile, readAt, wrapOsError, type OpenedFile } from './file.js
 import { FileSampleSource } from './reader.js';
 import { MAX_META_BYTES, sigmfPair, type SigmfDescription } from './sigmf.js';
 import { listTar } from './tar.js';
+
+const META_TOO_LARGE = `larger than the ${MAX_META_BYTES / (1024 * 1024)} MiB limit of SigMF metadata`;
 import { parseWav, truncationMessage } from './wav.js';
 
 /** The SigMF metadata parser (and its schema library), loaded with the first SigMF recording opened. */
@@ -262,7 +270,7 @@ async function openSigmfPair(path: string, options: OpenOptions): Promise<Sample
   try {
     if (m.size === 0) throw new CorruptFileError(meta, 'malformed SigMF metadata: empty file (0 bytes)');
     if (m.size > MAX_META_BYTES)
-      throw new CorruptFileError(meta, `SigMF metadata of ${m.size} bytes is too large`);
+      throw new CorruptFileError(meta, `SigMF metadata of ${m.size} bytes is ${META_TOO_LARGE}`);
     text = new TextDecoder().decode(await readAt(m.handle, meta, 0, m.size));
   } finally {
     await m.handle.close().catch(() => undefined);
@@ -299,18 +307,21 @@ async function openSigmfArchive(path: string, f: OpenedFile, options: OpenOption
   if (dataMember === undefined) {
     throw new CorruptFileError(
       path,
-      `the SigMF archive has ${metaMember.name} but not its data file ${dataName}`,
+      `the SigMF archive has ${quote(metaMember.name)} but not its data file ${quote(dataName)}`,
     );
   }
   if (metaMember.offset + metaMember.size > f.size) {
-    throw new CorruptFileError(path, `the archive ends inside ${metaMember.name}`);
+    throw new CorruptFileError(path, `the archive ends inside ${quote(metaMember.name)}`);
   }
   if (metaMember.size > MAX_META_BYTES) {
-    throw new CorruptFileError(path, `${metaMember.name} of ${metaMember.size} bytes is too large`);
+    throw new CorruptFileError(
+      path,
+      `${quote(metaMember.name)} of ${metaMember.size} bytes is ${META_TOO_LARGE}`,
+    );
   }
   const metaBytes = await readAt(f.handle, path, metaMember.offset, metaMember.size);
   if (metaBytes.length < metaMember.size) {
-    throw new CorruptFileError(path, `the archive ends inside ${metaMember.name}`);
+    throw new CorruptFileError(path, `the archive ends inside ${quote(metaMember.name)}`);
   }
   const desc = (await sigmfMeta()).parseSigmfMeta(new TextDecoder().decode(metaBytes), path, options.rate);
   return sigmfFound(desc, path, f, dataMember.offset, dataMember.size);
