@@ -153,10 +153,8 @@ export async function welch(
       }
       bins = spectrumBins(nperseg, complex);
       const perTransform = complex ? 2 * nperseg : nperseg;
-      batchSlots = Math.max(
-        channels.length,
-        Math.floor(BATCH_VALUES / perTransform / channels.length) * channels.length,
-      );
+      // a batch may end between the channels of a segment: every transform adds to the same sum
+      batchSlots = Math.max(1, Math.floor(BATCH_VALUES / perTransform));
       batchIn = new Float32Array(batchSlots * perTransform);
       batchOut = new Float32Array(batchSlots * bins * 2);
       acc = new Float64Array(bins);

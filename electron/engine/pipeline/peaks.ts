@@ -5,7 +5,8 @@ import { findPeaks, welch } from '../dsp/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { SampleSource } from '../sources/source.js';
 import { DEFAULT_WINDOW, SPECTRUM_FFT_SIZE_MAX, WELCH_FFT_SIZE_MIN } from '../protocol/shape.js';
-import { fileReads } from './stages.js';
+import { valuesPerFrame } from '../types.js';
+import { BLOCK_BYTES_BUDGET, fileReads } from './stages.js';
 
 export interface PeaksOptions {
   /** Segment length, any n ≥ 8. Default: see defaultPeaksFft. */
@@ -23,13 +24,15 @@ export interface SpectralPeak {
   level: number;
 }
 
-/** The smallest power of two with bins narrower than 1 Hz, limited to what the file holds (≥ 8). */
-export function defaultPeaksFft(sampleRate: number, samples: number | undefined): number {
+/** The smallest power of two with bins narrower than 1 Hz, limited to what the file holds (≥ 8) and to
+ * segments of `frameValues` values a frame within BLOCK_BYTES_BUDGET. */
+export function defaultPeaksFft(sampleRate: number, samples: number | undefined, frameValues = 1): number {
   let n = WELCH_FFT_SIZE_MIN;
   while (n < sampleRate && n < SPECTRUM_FFT_SIZE_MAX) n *= 2;
   if (samples !== undefined) {
     while (n > WELCH_FFT_SIZE_MIN && n > samples) n /= 2;
   }
+  while (n > WELCH_FFT_SIZE_MIN && n * frameValues * 4 > BLOCK_BYTES_BUDGET) n /= 2;
   return n;
 }
 
@@ -39,9 +42,17 @@ export async function analyzePeaks(
   options: PeaksOptions = {},
 ): Promise<{ peaks: SpectralPeak[]; fft: number; segments: number; binWidth: number }> {
   const { info } = source;
-  const fft = options.fft ?? defaultPeaksFft(info.sampleRate, info.samples);
+  const frameValues = valuesPerFrame(info);
+  const fft = options.fft ?? defaultPeaksFft(info.sampleRate, info.samples, frameValues);
   if (!Number.isInteger(fft) || fft < WELCH_FFT_SIZE_MIN)
     throw new InvalidArgumentError(`--fft must be a whole number ≥ ${WELCH_FFT_SIZE_MIN}, got ${fft}`);
+  // a segment holds fft frames of every channel
+  const most = Math.floor(BLOCK_BYTES_BUDGET / (4 * frameValues));
+  if (fft > most) {
+    throw new InvalidArgumentError(
+      `--fft ${fft} makes segments of ${fft} × ${frameValues} values, over the ${BLOCK_BYTES_BUDGET >> 20} MiB budget of a step; use --fft ${most} or less`,
+    );
+  }
   const count = options.count ?? 5;
   if (!Number.isInteger(count) || count < 1)
     throw new InvalidArgumentError(`--count must be a whole number ≥ 1, got ${count}`);

@@ -11,6 +11,11 @@ import { valuesPerFrame } from '../types.js';
  * trip, a device call, a write) vanish beside the work, small enough to keep a few in flight. */
 export const FILE_BLOCK_BYTES = 4 << 20;
 
+/** The most float32 bytes one step of a whole-file job holds at once for a stretch of frames (a Welch
+ * segment of every channel): what a mono segment of the largest FFT (2^24) takes. A wide frame (65,535
+ * channels) gets fewer frames per step rather than more memory. */
+export const BLOCK_BYTES_BUDGET = 64 << 20;
+
 /** Blocks a whole-file job reads ahead of the one being computed. */
 export const FILE_READ_AHEAD = 2;
 
