@@ -1,13 +1,14 @@
 // Property-based tests: random bytes and mutations of valid WAV, RF64, SigMF (pair and archive) and raw
 // files go through openSource and a full read. Only PhasorErrors may come out, never another exception,
-// and every read ends within a bounded number of blocks.
+// every refusal prints as one line without control characters, and every read ends within a bounded
+// number of blocks.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PhasorError } from '../../electron/engine/errors.js';
+import { errorInfo, formatError, PhasorError } from '../../electron/engine/errors.js';
 import { openSource } from '../../electron/engine/io/index.js';
 import type { OpenOptions } from '../../electron/engine/sources/source.js';
 import { ascii, buildWav, chunk, concat, fmtBody, makeTempDir } from './helpers.js';
@@ -15,8 +16,26 @@ import { ascii, buildWav, chunk, concat, fmtBody, makeTempDir } from './helpers.
 const tmp = makeTempDir('fuzz');
 afterAll(() => tmp.cleanup());
 const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), '../fixtures/io');
-// A few hundred runs keep the folder fast; PHASOR_FUZZ_RUNS=5000 digs deeper by hand.
-const RUNS = Number(process.env.PHASOR_FUZZ_RUNS ?? 200);
+// Cases per property (per format): a few hundred keep the folder fast (1,200 in all); `npm run fuzz`
+// sets PHASOR_FUZZ_RUNS=10000 for every property.
+const FUZZ_RUNS =
+  process.env.PHASOR_FUZZ_RUNS === undefined ? undefined : Number(process.env.PHASOR_FUZZ_RUNS);
+const runs = (usual: number): number => FUZZ_RUNS ?? usual;
+/** Each test's time limit: vitest's 60 s for the usual counts, 40 ms a case beyond. */
+const TIMEOUT = Math.max(60_000, (FUZZ_RUNS ?? 0) * 40);
+
+/** C0, DEL, C1, and the Unicode line, paragraph and direction controls. */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** A refusal: a PhasorError whose line (CLI, serve and app) is one line with nothing unprintable. */
+function refused(err: unknown): void {
+  if (!(err instanceof PhasorError)) throw err;
+  for (const line of [formatError(err), errorInfo(err).message]) {
+    if (UNPRINTABLE.test(line))
+      throw new Error(`a refusal prints a control character: ${JSON.stringify(line)}`);
+  }
+}
 
 const samples = (n: number) => new Uint8Array(n).map((_, i) => (i * 37 + 11) & 0xff);
 
@@ -107,8 +126,8 @@ async function openAndRead(
   try {
     source = await openSource(path, { ...options, onWarning: () => undefined });
   } catch (err) {
-    if (err instanceof PhasorError) return;
-    throw err;
+    refused(err);
+    return;
   }
   try {
     // A frame is at least one byte: more blocks than this means the reader is not advancing.
@@ -121,13 +140,13 @@ async function openAndRead(
     }
     expect(frames).toBe(source.info.samples);
   } catch (err) {
-    if (!(err instanceof PhasorError)) throw err;
+    refused(err);
   } finally {
     await source.close();
   }
 }
 
-describe('parsers take random and damaged input without crashing', () => {
+describe('parsers take random and damaged input without crashing', { timeout: TIMEOUT }, () => {
   it('mutated WAV and RF64 files', async () => {
     const path = tmp.file('m.wav');
     await fc.assert(
@@ -142,7 +161,7 @@ describe('parsers take random and damaged input without crashing', () => {
           await openAndRead(path, bytes.length, { iq }, blockFrames);
         },
       ),
-      { numRuns: 2 * RUNS },
+      { numRuns: runs(400) },
     );
   });
 
@@ -164,7 +183,7 @@ describe('parsers take random and damaged input without crashing', () => {
           await openAndRead(path, bytes.length, { rate: 1000 }, blockFrames);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(200) },
     );
   });
 
@@ -221,7 +240,7 @@ describe('parsers take random and damaged input without crashing', () => {
           await openAndRead(tmp.file('s.sigmf-meta'), dataLength, {}, blockFrames);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(200) },
     );
   });
 
@@ -241,7 +260,7 @@ describe('parsers take random and damaged input without crashing', () => {
           await openAndRead(tmp.file('a.sigmf'), bytes.length, {}, blockFrames);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(200) },
     );
   });
 
@@ -260,7 +279,7 @@ describe('parsers take random and damaged input without crashing', () => {
           await openAndRead(tmp.file('x.raw'), bytes.length, { format, rate }, blockFrames);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns: runs(200) },
     );
   });
 });
