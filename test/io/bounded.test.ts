@@ -9,6 +9,7 @@ import { openBackend } from '../../electron/engine/backends/registry.js';
 import { errorInfo, formatError, PhasorError } from '../../electron/engine/errors.js';
 import { openSource } from '../../electron/engine/io/index.js';
 import { MAX_META_BYTES, MAX_META_DEPTH, MAX_META_VALUES } from '../../electron/engine/io/sigmf.js';
+import { filterSource } from '../../electron/engine/pipeline/filter.js';
 import { analyzePeaks } from '../../electron/engine/pipeline/peaks.js';
 import { BLOCK_BYTES_BUDGET } from '../../electron/engine/pipeline/stages.js';
 import { ascii, buildWav, concat, makeTempDir } from './helpers.js';
@@ -146,6 +147,40 @@ describe('wide frames (row 5)', () => {
     // a segment of every channel fits the budget, and the transforms go in batches no larger than stereo's
     expect(wide.fft * 65535 * 4).toBeLessThanOrEqual(BLOCK_BYTES_BUDGET);
     expect(wide.batch).toBeLessThanOrEqual(stereo.batch);
+  });
+
+  it('filters a 65,535-channel WAV: output buffers within the budget, not 17 GB each', async () => {
+    const channels = 65535;
+    const frames = 16;
+    const data = new Uint8Array(channels * frames).map((_, i) => (i * 29 + (i >> 11)) & 0xff);
+    const path = tmp.file('wf.wav');
+    writeFileSync(path, buildWav({ channels, sampleRate: 8000, bits: 8, data }));
+    const source = await openSource(path);
+    const backend = await openBackend('cpu');
+    try {
+      // a 3-tap moving sum: the output's middle frames are the sums of their neighbours
+      const taps = Float64Array.from([1, 1, 1]).map((t) => t / 4);
+      // 8-bit out, as in (a WAV frame holds at most 65,535 bytes)
+      await filterSource(backend, source, tmp.file('wf-out.wav'), taps);
+    } finally {
+      await source.close();
+      await backend.dispose();
+    }
+    const out = await openSource(tmp.file('wf-out.wav'));
+    try {
+      expect(out.info.channels).toBe(channels);
+      expect(out.info.samples).toBe(frames);
+      const block = (await out.blocks({ blockFrames: frames })[Symbol.asyncIterator]().next()).value as {
+        data: Float32Array;
+      };
+      const x = (f: number, c: number) => (data[f * channels + c] - 128) / 128;
+      for (const c of [0, 4097, channels - 1]) {
+        const want = (x(4, c) + x(5, c) + x(6, c)) / 4;
+        expect(Math.abs(block.data[5 * channels + c] - want)).toBeLessThanOrEqual(1 / 128);
+      }
+    } finally {
+      await out.close();
+    }
   });
 
   it('refuses an --fft whose segment of every channel is over the budget', async () => {

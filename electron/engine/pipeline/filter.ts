@@ -11,12 +11,22 @@ import { recordingFiles, refuseOverwritingInputs } from '../io/identity.js';
 import { writerPaths } from '../io/writer.js';
 import type { SampleSource } from '../sources/source.js';
 import { valuesPerFrame } from '../types.js';
-import { WriteBehind, fileBlockFrames, fileReadBlocks, fileReads, hostBlocks, inTurn } from './stages.js';
+import {
+  BLOCK_BYTES_BUDGET,
+  WriteBehind,
+  fileBlockFrames,
+  fileReadBlocks,
+  fileReads,
+  hostBlocks,
+  inTurn,
+} from './stages.js';
 
 /** Output frames a block's buffer holds beyond the block: overlap-save holds back less than a segment,
- * which this covers for every filter the backends plan (a larger output gets an array of its own). */
-function outputMargin(numtaps: number): number {
-  return Math.max(1 << 16, 8 * numtaps);
+ * which this covers for every filter the backends plan (a larger output gets an array of its own), within
+ * BLOCK_BYTES_BUDGET for wide frames (65,535 channels would otherwise ask for 17 GB a buffer). */
+function outputMargin(numtaps: number, frameValues: number): number {
+  const most = Math.max(1, Math.floor(BLOCK_BYTES_BUDGET / (4 * frameValues)));
+  return Math.min(Math.max(1 << 16, 8 * numtaps), most);
 }
 
 export type FilterKind = 'lowpass' | 'highpass' | 'bandpass' | 'bandstop';
@@ -94,7 +104,7 @@ export async function filterSource(
   let outs: HostBlocks | undefined;
   let fir: FirFilter | undefined;
   try {
-    const outFrames = Math.min(blockFrames, info.samples ?? Infinity) + outputMargin(taps.length);
+    const outFrames = Math.min(blockFrames, info.samples ?? Infinity) + outputMargin(taps.length, vpf);
     outs = await hostBlocks(backend, 2, outFrames * vpf * 4);
     const into = inTurn(outs);
     const filter = (fir = backend.createFir({ taps, complex: info.complex, channels: info.channels }));
