@@ -6,6 +6,7 @@ import { truncateSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { openBackend } from '../../electron/engine/backends/registry.js';
+import { overlapSaveSize } from '../../electron/engine/backends/cpu/fir.js';
 import { errorInfo, formatError, PhasorError } from '../../electron/engine/errors.js';
 import { openSource } from '../../electron/engine/io/index.js';
 import { MAX_META_BYTES, MAX_META_DEPTH, MAX_META_VALUES } from '../../electron/engine/io/sigmf.js';
@@ -181,6 +182,16 @@ describe('wide frames (row 5)', () => {
     } finally {
       await out.close();
     }
+  });
+
+  it("plans the CPU FIR's overlap-save segments of a wide frame within its budget", () => {
+    // 16 M values a segment of every lane; never below the smallest size the taps allow (2·numtaps)
+    expect(overlapSaveSize(255, 1024) * 1024).toBeLessThanOrEqual(16 << 20);
+    expect(overlapSaveSize(255, 65535)).toBe(512);
+    expect(overlapSaveSize(4095, 65535)).toBe(8192);
+    // narrow frames keep the size of the lowest cost
+    for (const taps of [31, 255, 4095]) expect(overlapSaveSize(taps, 2)).toBe(overlapSaveSize(taps));
+    expect(overlapSaveSize(255)).toBeGreaterThan(512);
   });
 
   it('refuses an --fft whose segment of every channel is over the budget', async () => {

@@ -25,13 +25,22 @@ export const FIR_DIRECT_MAX_TAPS = 12;
 /** Output frames per task of a direct-form job. */
 const DIRECT_CHUNK = 4096;
 
-/** The overlap-save FFT size with the lowest estimated cost per output frame. */
-export function overlapSaveSize(numtaps: number): number {
+/** The most float32 values a segment of every lane may take (64 MiB): the filter holds about three such
+ * stretches (the input kept, its staging copy, the output), so a wide frame (65,535 channels) gets shorter
+ * segments rather than gigabytes. A segment is never shorter than the smallest size of `numtaps`. */
+const SEGMENT_VALUES_BUDGET = 16 << 20;
+
+/** The overlap-save FFT size with the lowest estimated cost per output frame, for `lanes` lanes a frame. */
+export function overlapSaveSize(numtaps: number, lanes = 1): number {
   let best = 0;
   let bestCost = Infinity;
   let size = 16;
   while (size < 2 * numtaps) size *= 2;
-  for (; size <= Math.max(1 << 16, 4 * numtaps) && size <= 1 << 22; size *= 2) {
+  const most = Math.max(
+    size,
+    Math.min(Math.max(1 << 16, 4 * numtaps), 1 << 22, SEGMENT_VALUES_BUDGET / lanes),
+  );
+  for (; size <= most; size *= 2) {
     const outputs = size - numtaps + 1;
     // Two transforms, the product, a fixed cost per segment (loops, staging) of ~2·10^3 units.
     const cost = (2 * fftCost(size) + 8 * size + 2000) / outputs;
@@ -68,7 +77,7 @@ export class CpuFir implements FirFilter {
     this.taps = exec.f64(this.numtaps, shared);
     this.taps.set(config.taps);
     if (this.method === 'overlap-save') {
-      this.size = overlapSaveSize(this.numtaps);
+      this.size = overlapSaveSize(this.numtaps, this.lanes);
       this.segment = this.size - this.numtaps + 1;
       const padded = new Float64Array(2 * this.size);
       for (let i = 0; i < this.numtaps; i++) padded[2 * i] = config.taps[i];
