@@ -6,6 +6,7 @@
 // navigator.gpu in the main process's hidden window, reached through the bridge (gpu.ts): Dawn's buffer
 // readback makes external ArrayBuffers, which Electron's processes refuse.
 
+import { oneLine } from '../engine/errors.js';
 import { createEngineConnection, Engine } from '../engine/live/index.js';
 import { setAudioWorkerUrl, shutdownAudio } from '../engine/sources/mic.js';
 import { EngineConnections, serveParent, type ParentPortLike } from './connections.js';
@@ -24,7 +25,7 @@ const engine = new Engine({
   cpuWorkerUrl: new URL('./worker.js', import.meta.url),
   replaceBackends: { webgpu: gpu.provider() },
   // A failover (the WebGPU window crashed, a device was lost) is never silent: the main process's stderr.
-  onWarning: (warning) => console.error(`phasor: ${warning.message}`),
+  onWarning: (warning) => console.error(`phasor: ${oneLine(warning.message)}`),
 });
 
 // Each window reads and writes only what its user chose (dialogs and drops, granted by the main process).
