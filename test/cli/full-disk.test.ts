@@ -1,37 +1,15 @@
 // A job whose output does not fit on its disk fails with one line and leaves nothing behind: no partial file
 // under the output's name, no temporary, the input untouched. The disk is a 2 MiB tmpfs mounted for the job:
-// directly as root, else in a user and mount namespace of its own (unshare -rm), so any Linux user runs it.
-import { spawnSync } from 'node:child_process';
+// directly as root, else in a user and mount namespace of its own (support/disk.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { phasorBin, tempDir } from '../support/cli.js';
+import { onSmallDisk } from '../support/disk.js';
 
 const tmp = tempDir('phasor-full-disk-');
 afterAll(() => tmp.remove());
-
-// $1: the mount point; the rest: the command. Prints the command's exit status, then what the disk holds.
-const SCRIPT =
-  'disk=$1; shift; mount -t tmpfs -o size=2m tmpfs "$disk" || exit 97; "$@"; echo "exit $?"; ls -A "$disk"; ' +
-  'umount "$disk" 2>/dev/null; true';
-
-/** Runs argv with a full-able disk at `disk`: its exit status, stderr and the files left on the disk. */
-function onSmallDisk(disk: string, argv: string[]): { code: number; stderr: string; left: string[] } {
-  const asRoot = process.getuid?.() === 0;
-  const shell = asRoot ? ['sh'] : ['unshare', '--user', '--map-root-user', '--mount', 'sh'];
-  const r = spawnSync(shell[0], [...shell.slice(1), '-c', SCRIPT, 'sh', disk, ...argv], {
-    encoding: 'utf8',
-    // the job in its own process, as runCli's: no standby used, none left behind after a job on CUDA
-    env: { ...process.env, PHASOR_STANDBY: 'off' },
-  });
-  if (r.status === 97 || r.error) {
-    throw new Error(`cannot mount a tmpfs for the test (${asRoot ? 'as root' : 'unshare -rm'}): ${r.stderr}`);
-  }
-  const lines = r.stdout.trim().split('\n');
-  const at = lines.findIndex((l) => l.startsWith('exit '));
-  return { code: Number(lines[at].slice(5)), stderr: r.stderr, left: lines.slice(at + 1) };
-}
 
 /** 4 MiB of cf32 noise and tones (never zeros); its SHA-256. */
 function writeInput(path: string): string {

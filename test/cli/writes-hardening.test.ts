@@ -2,12 +2,13 @@
 // anything is written, whatever name reaches it (a SigMF pair's other half, a linked folder, a hard link);
 // an output that does not fit its disk fails with nothing left; a job killed with SIGKILL leaves a
 // temporary that the next job writing into that folder removes.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
+import { onSmallDisk, type SmallDiskRun } from '../support/disk.js';
 import { noise } from '../support/signals.js';
 import { writeTestWav } from '../support/wav.js';
 
@@ -115,37 +116,9 @@ describe('an output that is one of the inputs', () => {
   });
 });
 
-// $1: the mount point; $2: the bytes of filler put on it first; the rest: the command. Prints the command's
-// exit status, then what the disk holds.
-const SCRIPT =
-  'disk=$1; fill=$2; shift 2; mount -t tmpfs -o size=1m tmpfs "$disk" || exit 97; ' +
-  'head -c "$fill" /dev/urandom > "$disk/filler" 2>/dev/null; "$@"; echo "exit $?"; ls -A "$disk"; ' +
-  'umount "$disk" 2>/dev/null; true';
-
-/** Runs argv with a 1 MiB tmpfs at `disk` that a file of `fill` bytes fills (more than 1 MiB: full). */
-function onNearlyFullDisk(
-  disk: string,
-  argv: string[],
-  fill = 900000,
-): { code: number; stdout: string; stderr: string; left: string[] } {
-  const asRoot = process.getuid?.() === 0;
-  const shell = asRoot ? ['sh'] : ['unshare', '--user', '--map-root-user', '--mount', 'sh'];
-  const r = spawnSync(shell[0], [...shell.slice(1), '-c', SCRIPT, 'sh', disk, String(fill), ...argv], {
-    encoding: 'utf8',
-    env: { ...process.env, PHASOR_STANDBY: 'off' },
-  });
-  if (r.status === 97 || r.error) {
-    throw new Error(`cannot mount a tmpfs for the test (${asRoot ? 'as root' : 'unshare -rm'}): ${r.stderr}`);
-  }
-  const lines = r.stdout.trim().split('\n');
-  const at = lines.findIndex((l) => l.startsWith('exit '));
-  return {
-    code: Number(lines[at].slice(5)),
-    stdout: lines.slice(0, at).join('\n'),
-    stderr: r.stderr,
-    left: lines.slice(at + 1),
-  };
-}
+/** A 1 MiB disk holding `fill` bytes of filler already (more than 1 MiB: full). */
+const onNearlyFullDisk = (disk: string, argv: string[], fill = 900000): SmallDiskRun =>
+  onSmallDisk(disk, argv, '1m', fill);
 
 describe('an output that does not fit: the job fails, nothing is renamed into place', () => {
   const input = join(tmp.dir, 'full-in.wav');
