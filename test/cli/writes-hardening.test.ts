@@ -66,6 +66,18 @@ describe('an output that is one of the inputs', () => {
     expect(readdirSync(dir).sort()).toEqual(['rec.sigmf-data', 'rec.sigmf-meta']);
   });
 
+  it('filter x.wav --taps t.wav -o d/t.wav: the taps file is an input too, refused and untouched', async () => {
+    const { dir } = folderWithWav('taps-file');
+    symlinkSync('.', join(dir, 'd'));
+    writeFileSync(join(dir, 't.wav'), '0.25 0.5 0.25\n');
+    const before = sha(join(dir, 't.wav'));
+    const r = await runCli(['filter', 'x.wav', '--taps', 't.wav', '-o', 'd/t.wav'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(2); // refused as a bad argument
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^phasor: d\/t\.wav: .*t\.wav.*same file/);
+    expect(sha(join(dir, 't.wav'))).toBe(before);
+  });
+
   it('filter x.wav -o d/x.wav through `ln -s . d`: refused, x.wav untouched', async () => {
     const { dir, wav } = folderWithWav('linked-folder');
     symlinkSync('.', join(dir, 'd'));

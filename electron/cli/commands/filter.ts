@@ -113,6 +113,7 @@ export function registerFilter(program: Command): void {
         ...(opts.encoding !== undefined ? { encoding: opts.encoding } : {}),
         signal: interrupt.signal,
         onProgress: (d, t) => progress.update(d, t),
+        ...(opts.taps !== undefined ? { alsoRead: [opts.taps] } : {}),
       });
       progress.done();
       if (r.clipped > 0) {

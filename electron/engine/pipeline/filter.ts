@@ -59,6 +59,8 @@ export interface FilterOptions {
   blockFrames?: number;
   signal?: AbortSignal;
   onProgress?: (framesDone: number, framesTotal: number | undefined) => void;
+  /** Other files the job read (a taps file): the output may not replace them either. */
+  alsoRead?: readonly string[];
 }
 
 export interface FilterResult {
@@ -81,7 +83,8 @@ export async function filterSource(
 ): Promise<FilterResult> {
   const { info } = source;
   if (taps.length < 1) throw new InvalidArgumentError('the filter has no taps');
-  if (info.path) await refuseOverwritingInputs(writerPaths(outputPath), recordingFiles(info.path));
+  const read = [...(info.path ? recordingFiles(info.path) : []), ...(options.alsoRead ?? [])];
+  await refuseOverwritingInputs(writerPaths(outputPath), read);
   const container = outputContainer(outputPath);
   if (!container) {
     throw new InvalidArgumentError(
