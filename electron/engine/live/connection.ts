@@ -213,6 +213,10 @@ class Connection implements EngineConnection {
       case 'setPeaks':
         this.#session?.setPeaks(params as z.infer<(typeof requestSchemas)['setPeaks']>);
         return {};
+      case 'retune':
+      case 'recordStart':
+      case 'recordStop':
+        throw new PhasorError('unsupported', `${method} is not implemented yet`);
       default:
         throw new PhasorError('invalid-argument', `${method} is not a live-session request`);
     }

@@ -72,6 +72,8 @@ export interface SourceField {
   step?: number;
   unit?: string;
   options?: Array<{ value: string | number; label: string }>;
+  /** One line shown beside the control (a caveat such as "some rtl_tcp forks read this as bandwidth"). */
+  note?: string;
 }
 
 export interface SourceKind {
@@ -80,6 +82,8 @@ export interface SourceKind {
   fields: SourceField[];
   /** Why the kind cannot be used here (e.g. no audio input library), when it cannot. */
   unavailable?: string;
+  /** Its centre frequency can change while it streams (`retune`): the view re-centres on double-click. */
+  tunable?: boolean;
 }
 
 export interface BackendState {
@@ -124,6 +128,8 @@ export interface LiveInfo {
   /** Rows per second of stream time. */
   rowRate: number;
   source: string;
+  /** The source takes `retune` (rtl_tcp): double-click re-centres. */
+  tunable?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -425,6 +431,16 @@ export const requestSchemas = {
       .optional(),
   }),
   cancel: z.object({ request: z.number().int().min(0) }),
+
+  /** A tunable live source (LiveInfo.tunable) moves to a new centre frequency without reconnecting; the
+   * reply is the session's new LiveInfo (its frequencyRange and peaks follow). */
+  retune: z.object({ centerFrequency: z.number().min(0).max(1e11) }),
+  /** Records the running live source to `path` (.sigmf-meta/.sigmf-data/.sigmf → SigMF, .wav → WAV, RF64
+   * past 4 GiB): the samples as the source delivers them (rtl_tcp: its cu8 bytes). `recording` events
+   * follow about once a second; the recording stops with the session, on recordStop, or by itself (a full
+   * disk, the source ending), leaving a readable file each time. */
+  recordStart: z.object({ path: z.string().min(1).max(4096) }),
+  recordStop: z.object({}),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -448,6 +464,9 @@ export interface MethodResults {
   listBackends: { backends: BackendDetails[] };
   runBench: BenchResult;
   cancel: { cancelled: boolean };
+  retune: LiveInfo;
+  recordStart: RecordingStatus;
+  recordStop: RecordingStatus;
 }
 
 export type MethodParams = { [M in Method]: z.input<(typeof requestSchemas)[M]> };
@@ -494,6 +513,39 @@ export interface StatusEvent {
   droppedBlocks: number;
   /** Median compute time per block (ms) over the last second. */
   computeMs: number;
+  /** The connection of a networked source (rtl_tcp). */
+  link?: LinkStatus;
+}
+
+/** A networked source's connection, in status events. */
+export interface LinkStatus {
+  state: 'connecting' | 'connected' | 'reconnecting' | 'failed';
+  /** Reconnections since the source opened. */
+  reconnects: number;
+  /** Frames dropped because the consumer fell behind the stream, since the source opened. */
+  droppedSamples: number;
+  /** The peer and tuner ("rtl_tcp://127.0.0.1:1234, R820T"), or the last error while reconnecting. */
+  detail?: string;
+}
+
+/** A recording of the live source (recordStart/recordStop replies and `recording` events). */
+export interface RecordingStatus {
+  session: number;
+  state: 'recording' | 'stopped' | 'failed';
+  /** The file to open afterwards (.sigmf-meta or .wav). */
+  path: string;
+  /** Frames written, and the seconds of signal they hold. */
+  frames: number;
+  seconds: number;
+  /** Bytes on disk (data and metadata). */
+  bytes: number;
+  /** Frames lost to drops while recording, and the gaps they left (each annotated in a SigMF file). */
+  droppedFrames: number;
+  gaps: number;
+  /** Free bytes on the recording's file system, when known. */
+  freeBytes?: number;
+  /** Why it stopped when nobody asked it to (the disk is full, the source ended or failed). */
+  reason?: string;
 }
 
 export interface SourceEvent {
@@ -548,6 +600,7 @@ export interface EventMap {
   source: SourceEvent;
   progress: ProgressEvent;
   peaks: PeaksEvent;
+  recording: RecordingStatus;
 }
 
 export type EventMessage = {
