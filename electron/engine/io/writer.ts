@@ -196,6 +196,77 @@ export async function createWriter(path: string, options: WriterOptions): Promis
   );
 }
 
+/**
+ * A WAV header for `dataBytes` of samples (`frames` frames): RIFF + JUNK (room for a ds64) + fmt + data, so
+ * the same bytes can be rewritten in place once the sizes are known. `sizes`: 'final' writes them (RF64 with
+ * a ds64 past `threshold`); 'unset' writes 0xFFFFFFFF, which readers take as "to the end of the file" (a
+ * recording in progress, a WAV written to a pipe); 'zero' writes 0 (a temporary file).
+ */
+export function wavHeader(
+  format: StreamFormat,
+  enc: SampleEncoding,
+  dataBytes: number,
+  frames: number,
+  options: { sizes: 'final' | 'unset' | 'zero'; threshold?: number },
+): Uint8Array {
+  const final = options.sizes === 'final';
+  const unset = options.sizes === 'unset' ? 0xffffffff : 0;
+  const threshold = options.threshold ?? 0xffffffff;
+  const channels = format.channels * (format.complex ? 2 : 1);
+  const bytes = enc.bits / 8;
+  const float = enc.kind === 'f';
+  const extensible = channels > 2 || (!float && enc.bits > 16);
+  const fmtSize = extensible ? 40 : float ? 18 : 16;
+  const length = 12 + 36 + 8 + fmtSize + 8;
+  const h = new Uint8Array(length);
+  const dv = new DataView(h.buffer);
+  const text = (at: number, s: string): void => {
+    for (let i = 0; i < 4; i++) h[at + i] = s.charCodeAt(i);
+  };
+  const u64 = (at: number, v: number): void => {
+    dv.setUint32(at, v % 0x100000000, true);
+    dv.setUint32(at + 4, Math.floor(v / 0x100000000), true);
+  };
+  const pad = dataBytes % 2;
+  const riffSize = length - 8 + dataBytes + pad;
+  const rf64 = final && (riffSize > threshold || dataBytes > threshold);
+  text(0, rf64 ? 'RF64' : 'RIFF');
+  dv.setUint32(4, rf64 ? 0xffffffff : final ? riffSize : unset, true);
+  text(8, 'WAVE');
+  text(12, rf64 ? 'ds64' : 'JUNK');
+  dv.setUint32(16, 28, true);
+  if (rf64) {
+    u64(20, riffSize);
+    u64(28, dataBytes);
+    u64(36, frames);
+    dv.setUint32(44, 0, true);
+  }
+  text(48, 'fmt ');
+  dv.setUint32(52, fmtSize, true);
+  const f = 56;
+  dv.setUint16(
+    f,
+    extensible ? WAVE_FORMAT_EXTENSIBLE : float ? WAVE_FORMAT_IEEE_FLOAT : WAVE_FORMAT_PCM,
+    true,
+  );
+  dv.setUint16(f + 2, channels, true);
+  dv.setUint32(f + 4, format.sampleRate, true);
+  dv.setUint32(f + 8, format.sampleRate * channels * bytes, true);
+  dv.setUint16(f + 12, channels * bytes, true);
+  dv.setUint16(f + 14, enc.bits, true);
+  if (fmtSize >= 18) dv.setUint16(f + 16, fmtSize - 18, true);
+  if (extensible) {
+    dv.setUint16(f + 18, enc.bits, true);
+    dv.setUint32(f + 20, channels === 1 ? 0x4 : channels === 2 ? 0x3 : 0, true);
+    dv.setUint16(f + 24, float ? WAVE_FORMAT_IEEE_FLOAT : WAVE_FORMAT_PCM, true);
+    h.set(SUBFORMAT_GUID_TAIL, f + 26);
+  }
+  const d = f + fmtSize;
+  text(d, 'data');
+  dv.setUint32(d + 4, rf64 ? 0xffffffff : final ? dataBytes : unset, true);
+  return h;
+}
+
 const STAGING_BYTES = 1 << 20;
 
 abstract class EncodingWriter implements SampleWriter {
@@ -370,62 +441,11 @@ class WavWriter extends EncodingWriter {
     }
   }
 
-  /** The header: RIFF + JUNK (room for ds64) + fmt + data, or RF64 + ds64 + fmt + data once `final`. */
   #header(final: boolean): Uint8Array {
-    const { enc, format } = this;
-    const channels = format.channels * (format.complex ? 2 : 1);
-    const bytes = enc.bits / 8;
-    const float = enc.kind === 'f';
-    const extensible = channels > 2 || (!float && enc.bits > 16);
-    const fmtSize = extensible ? 40 : float ? 18 : 16;
-    const length = 12 + 36 + 8 + fmtSize + 8;
-    const h = new Uint8Array(length);
-    const dv = new DataView(h.buffer);
-    const text = (at: number, s: string): void => {
-      for (let i = 0; i < 4; i++) h[at + i] = s.charCodeAt(i);
-    };
-    const u64 = (at: number, v: number): void => {
-      dv.setUint32(at, v % 0x100000000, true);
-      dv.setUint32(at + 4, Math.floor(v / 0x100000000), true);
-    };
-    const pad = this.dataBytes % 2;
-    const riffSize = length - 8 + this.dataBytes + pad;
-    const rf64 = final && (riffSize > this.#threshold || this.dataBytes > this.#threshold);
-    text(0, rf64 ? 'RF64' : 'RIFF');
-    dv.setUint32(4, rf64 ? 0xffffffff : final ? riffSize : 0, true);
-    text(8, 'WAVE');
-    text(12, rf64 ? 'ds64' : 'JUNK');
-    dv.setUint32(16, 28, true);
-    if (rf64) {
-      u64(20, riffSize);
-      u64(28, this.dataBytes);
-      u64(36, this.framesWritten);
-      dv.setUint32(44, 0, true);
-    }
-    text(48, 'fmt ');
-    dv.setUint32(52, fmtSize, true);
-    const f = 56;
-    dv.setUint16(
-      f,
-      extensible ? WAVE_FORMAT_EXTENSIBLE : float ? WAVE_FORMAT_IEEE_FLOAT : WAVE_FORMAT_PCM,
-      true,
-    );
-    dv.setUint16(f + 2, channels, true);
-    dv.setUint32(f + 4, format.sampleRate, true);
-    dv.setUint32(f + 8, format.sampleRate * channels * bytes, true);
-    dv.setUint16(f + 12, channels * bytes, true);
-    dv.setUint16(f + 14, enc.bits, true);
-    if (fmtSize >= 18) dv.setUint16(f + 16, fmtSize - 18, true);
-    if (extensible) {
-      dv.setUint16(f + 18, enc.bits, true);
-      dv.setUint32(f + 20, channels === 1 ? 0x4 : channels === 2 ? 0x3 : 0, true);
-      dv.setUint16(f + 24, float ? WAVE_FORMAT_IEEE_FLOAT : WAVE_FORMAT_PCM, true);
-      h.set(SUBFORMAT_GUID_TAIL, f + 26);
-    }
-    const d = f + fmtSize;
-    text(d, 'data');
-    dv.setUint32(d + 4, rf64 ? 0xffffffff : final ? this.dataBytes : 0, true);
-    return h;
+    return wavHeader(this.format, this.enc, this.dataBytes, this.framesWritten, {
+      sizes: final ? 'final' : 'zero',
+      threshold: this.#threshold,
+    });
   }
 
   protected async finish(): Promise<void> {
