@@ -243,6 +243,12 @@ function sigmfFound(
   const promised = Math.floor(sampleBytes / frameBytes);
   const frames = Math.floor(available / frameBytes);
   const warnings: string[] = [];
+  // A recorder marks its metadata so while it writes (record/recorder.ts): one killed left it so.
+  if (desc.metadata.global['phasor:recording'] === true) {
+    warnings.push(
+      `the recording did not finish (its metadata still says it is in progress): reading the ${frames} whole frames its data file holds`,
+    );
+  }
   if (frames < promised) warnings.push(truncationMessage(promised, frames));
   else if (sampleBytes > frames * frameBytes)
     warnings.push(partialFrameMessage(sampleBytes - frames * frameBytes));

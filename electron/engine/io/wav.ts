@@ -310,7 +310,7 @@ export async function parseWav(handle: FileHandle, path: string, size: number): 
   if (dataSize === UNKNOWN) {
     frames = Math.floor(available / blockAlign);
     warnings.push(
-      `the data chunk's size is not set (as when a WAV is written to a pipe): reading the ${frames} frames up to the end of the file`,
+      `the data chunk's size is not set (a recording that did not finish, or a WAV written to a pipe): reading the ${frames} frames up to the end of the file`,
     );
   } else {
     const promised = Math.floor(dataSize / blockAlign);
