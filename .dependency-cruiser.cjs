@@ -20,6 +20,7 @@ const layers = [
   { name: 'backends', path: '^electron/engine/backends/' },
   { name: 'pipeline', path: '^electron/engine/pipeline/' },
   { name: 'offline', path: '^electron/engine/offline/' },
+  { name: 'record', path: '^electron/engine/record/' },
   { name: 'live', path: '^electron/engine/live/' },
   // The hosts of the engine: every other folder of electron/ (cli, main, preload, an engine host process).
   { name: 'hosts', path: '^electron/(?!engine/)' },
