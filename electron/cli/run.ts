@@ -28,6 +28,7 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['bench', async () => (await import('./commands/bench.js')).registerBench],
   ['serve', async () => (await import('./commands/serve.js')).registerServe],
   ['monitor', async () => (await import('./commands/monitor.js')).registerMonitor],
+  ['record', async () => (await import('./commands/record.js')).registerRecord],
   ['standby', async () => (await import('./commands/standby.js')).registerStandby],
 ];
 
