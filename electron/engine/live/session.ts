@@ -19,7 +19,7 @@ import { InvalidArgumentError, PhasorError } from '../errors.js';
 import { analysisSchema, type Analysis, type EventMessage, type LiveInfo } from '../protocol/messages.js';
 import type { RowsMessage } from '../protocol/rows-codec.js';
 import { binRange, frameRate, frameStartTime, hopFromOverlap, spectrumBins } from '../protocol/shape.js';
-import type { StreamFormat } from '../types.js';
+import { toFloat32, type StreamFormat } from '../types.js';
 import { liveBlockFrames } from '../sources/pace.js';
 import type { LiveBlock, LiveSource } from '../sources/live-source.js';
 import { checkPeakSettings, LivePeaks, type LivePeakSettings } from './peaks.js';
@@ -135,6 +135,8 @@ export class LiveSession {
   /** Peaks settings; null: the session never sends peaks. */
   readonly #peakSettings: LivePeakSettings | null;
   #peaksOn: boolean;
+  /** Consumers of every block as the source delivers it (tap()). */
+  readonly #taps = new Set<(block: LiveBlock) => void>();
 
   constructor(options: LiveSessionOptions) {
     this.id = options.id;
@@ -211,6 +213,19 @@ export class LiveSession {
     };
     if (f.centerFrequency !== undefined) info.centerFrequency = f.centerFrequency;
     return info;
+  }
+
+  /** The session's source (its info and label, for a recording of it). */
+  get source(): LiveSource {
+    return this.#o.source;
+  }
+
+  /** Adds a consumer that sees every block as the source delivers it, before decoding (raw integers where
+   * the source has them: rtl_tcp's bytes), e.g. a recorder. It must not keep the block's data past the
+   * call. Returns the function that removes it. */
+  tap(consumer: (block: LiveBlock) => void): () => void {
+    this.#taps.add(consumer);
+    return () => this.#taps.delete(consumer);
   }
 
   stats(): SessionStats {
@@ -300,6 +315,8 @@ export class LiveSession {
     try {
       for await (const block of source.blocks({
         blockFrames: liveBlockFrames(this.#format.sampleRate),
+        // raw integers where the source has them, for the taps (a recording keeps the bytes received)
+        raw: true,
         signal,
       })) {
         if (this.#stopped) break;
@@ -310,6 +327,7 @@ export class LiveSession {
           this.#next = null;
         }
         const stage = this.#stage;
+        for (const tap of this.#taps) tap(block);
         const samples = this.#channel(block);
         this.#o.onBlock?.(samples, block);
         // Before the backend sees them: a backend may hand the samples on.
@@ -358,10 +376,8 @@ export class LiveSession {
   /** The analysed channel of a block as float32 (the block's own array when it is a single channel). */
   #channel(block: LiveBlock): Float32Array {
     const f = block.format;
-    const data = block.data;
-    if (!(data instanceof Float32Array)) {
-      throw new PhasorError('unsupported', 'live sources deliver float samples');
-    }
+    // Raw integers are decoded into a new array: the backend may hand its input on.
+    const data = toFloat32(block.data);
     if (f.channels === 1) return data;
     const w = f.complex ? 2 : 1;
     const stride = f.channels * w;
