@@ -22,9 +22,11 @@ import {
   requestSchemas,
   type Method,
   type MethodResults,
+  type RecordingStatus,
   type ServerMessage,
 } from '../protocol/messages.js';
 import { encodeRows } from '../protocol/rows-codec.js';
+import { Recorder, STOPPED } from '../record/recorder.js';
 import { defaultEngine, type Engine } from './engine.js';
 import { LiveSession, planAnalysis } from './session.js';
 
@@ -66,12 +68,22 @@ function idOf(msg: unknown): number {
   return -1;
 }
 
+/** A recording of the running session's source. */
+interface ActiveRecording {
+  recorder: Recorder;
+  session: number;
+  untap: () => void;
+  timer: ReturnType<typeof setInterval>;
+}
+
 class Connection implements EngineConnection {
   readonly #send: (msg: ServerMessage | ArrayBuffer) => void;
   readonly #engine: Engine;
   readonly #options: ConnectionOptions;
   readonly #offline: OfflineWork;
   #session: LiveSession | null = null;
+  /** The live source's recording (recordStart), fed by the session's tap; at most one. */
+  #recording: ActiveRecording | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -213,9 +225,13 @@ class Connection implements EngineConnection {
       case 'setPeaks':
         this.#session?.setPeaks(params as z.infer<(typeof requestSchemas)['setPeaks']>);
         return {};
-      case 'retune':
       case 'recordStart':
-      case 'recordStop':
+        return this.#recordStart((params as z.infer<(typeof requestSchemas)['recordStart']>).path);
+      case 'recordStop': {
+        if (!this.#recording) throw new PhasorError('invalid-argument', 'no recording is running');
+        return this.#endRecording(STOPPED.requested);
+      }
+      case 'retune':
         throw new PhasorError('unsupported', `${method} is not implemented yet`);
       default:
         throw new PhasorError('invalid-argument', `${method} is not a live-session request`);
@@ -243,7 +259,17 @@ class Connection implements EngineConnection {
         analysis: p.analysis,
         sink: {
           rows: (m) => this.#post(encodeRows(m)),
-          event: (e) => this.#post(e),
+          event: (e) => {
+            this.#post(e);
+            // The source ended or failed: so does its recording (after the blocks it had).
+            if (e.event === 'source' && e.data.state !== 'running' && this.#recording) {
+              const why =
+                e.data.state === 'error'
+                  ? STOPPED.sourceFailed(e.data.message ?? 'unknown error')
+                  : STOPPED.sourceEnded;
+              void this.#endRecording(why).catch(() => undefined);
+            }
+          },
         },
         ...(this.#engine.options.maxInFlight !== undefined
           ? { maxInFlight: this.#engine.options.maxInFlight }
@@ -265,7 +291,80 @@ class Connection implements EngineConnection {
     return session.info();
   }
 
+  async #recordStart(path: string): Promise<RecordingStatus> {
+    const s = this.#session;
+    if (!s || s.ended)
+      throw new PhasorError('invalid-argument', 'no live session is running: start one first');
+    if (this.#recording) {
+      throw new PhasorError(
+        'invalid-argument',
+        `a recording is running already (${this.#recording.recorder.path}); stop it first`,
+      );
+    }
+    // Written only inside the client's roots, as a filter's output.
+    const target = this.#options.access ? await this.#options.access.check(path, 'write') : path;
+    const source = s.source;
+    const recorder = await Recorder.create({
+      path: target,
+      format: source.info,
+      encoding: source.info.encoding,
+      label: source.label,
+      ...(source.info.path !== undefined ? { inputs: [source.info.path] } : {}),
+    });
+    if (this.#session !== s || s.ended || this.#closed) {
+      await recorder.stop(s.ended ? STOPPED.sourceEnded : STOPPED.requested);
+      throw new PhasorError('invalid-argument', 'the live session stopped before the recording started');
+    }
+    const untap = s.tap((block) => recorder.push(block));
+    const period = this.#engine.options.statusIntervalMs ?? 1000;
+    const timer = setInterval(() => {
+      const r = this.#recording;
+      if (r?.recorder !== recorder) return;
+      // Stopped by itself (a full disk): finish it; else tell how far it got.
+      if (recorder.stopped !== undefined) void this.#endRecording(recorder.stopped).catch(() => undefined);
+      else
+        void this.#recordingStatus(r).then((st) =>
+          this.#post({ type: 'event', event: 'recording', data: st }),
+        );
+    }, period);
+    timer.unref?.();
+    this.#recording = { recorder, session: s.id, untap, timer };
+    return this.#recordingStatus(this.#recording);
+  }
+
+  async #recordingStatus(r: ActiveRecording): Promise<RecordingStatus> {
+    const st = r.recorder.stats();
+    const free = await r.recorder.freeBytes();
+    const status: RecordingStatus = {
+      session: r.session,
+      state: st.stopped === undefined ? 'recording' : st.failed ? 'failed' : 'stopped',
+      path: st.path,
+      frames: st.frames,
+      seconds: st.seconds,
+      bytes: st.bytes,
+      droppedFrames: st.droppedFrames,
+      gaps: st.gaps,
+    };
+    if (free !== undefined) status.freeBytes = free;
+    if (st.stopped !== undefined && st.stopped !== STOPPED.requested) status.reason = st.stopped;
+    return status;
+  }
+
+  /** Stops the recording (its files finished) and sends its last `recording` event. */
+  async #endRecording(reason: string): Promise<RecordingStatus> {
+    const r = this.#recording;
+    if (!r) throw new PhasorError('invalid-argument', 'no recording is running');
+    this.#recording = null;
+    r.untap();
+    clearInterval(r.timer);
+    await r.recorder.stop(reason);
+    const status = await this.#recordingStatus(r);
+    this.#post({ type: 'event', event: 'recording', data: status });
+    return status;
+  }
+
   async #stopSession(): Promise<void> {
+    if (this.#recording) await this.#endRecording('session stopped').catch(() => undefined);
     const s = this.#session;
     this.#session = null;
     await s?.stop();
