@@ -32,7 +32,8 @@ export function plan(start: number, count: number, frames: number, center: numbe
   }));
 }
 
-export function cu8Source(blocks: PlannedBlock[], sampleRate = 2.048e6): LiveSource {
+/** `gate`: blocks after the first wait for it (a test starts recording in between). */
+export function cu8Source(blocks: PlannedBlock[], sampleRate = 2.048e6, gate?: Promise<void>): LiveSource {
   const first = blocks[0]?.centerFrequency ?? 100e6;
   return {
     info: {
@@ -47,7 +48,8 @@ export function cu8Source(blocks: PlannedBlock[], sampleRate = 2.048e6): LiveSou
     label: 'rtl_tcp://127.0.0.1:1234, R820T',
     droppedBlocks: 0,
     async *blocks(options: ReadOptions = {}): AsyncGenerator<LiveBlock> {
-      for (const b of blocks) {
+      for (const [i, b] of blocks.entries()) {
+        if (i === 1 && gate) await gate;
         if (options.signal?.aborted) return;
         const bytes = cu8Bytes(b.start, b.frames);
         yield {
