@@ -1,6 +1,6 @@
 // `phasor record --source mic`: a known tone played into a private PulseAudio null sink, recorded from its
-// monitor to WAV and SigMF, then found by `phasor peaks` at its frequency and level. Needs pulseaudio and
-// pulseaudio-utils: outside CI, without them, the test skips and says why; in CI it runs.
+// monitor to WAV and SigMF, then found by `phasor peaks` at its frequency and level. Needs pulseaudio,
+// pulseaudio-utils and audify: outside CI, without them, the test skips and says why; in CI it runs.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
