@@ -248,8 +248,11 @@ export class WaterfallGL {
   private setColor(l: Locations<typeof COLOR_NAMES>, u: ColorUniforms): void {
     const gl = this.gl;
     gl.uniform2f(l.uView, u.view.a, u.view.b);
-    gl.uniform3f(l.uAxis, u.axisLo, u.axisHi, u.log ? 1 : 0);
-    gl.uniform2f(l.uExtent, u.e0, u.e1);
+    // A linear axis goes to the shader relative to e0 (subtracted here in float64): absolute radio
+    // frequencies (100 MHz and up) in float32 would be off by a good part of a column.
+    const shift = u.log ? 0 : u.e0;
+    gl.uniform3f(l.uAxis, u.axisLo - shift, u.axisHi - shift, u.log ? 1 : 0);
+    gl.uniform2f(l.uExtent, u.e0 - shift, u.e1 - shift);
     gl.uniform1i(l.uWidth, u.width);
     gl.uniform2f(l.uDb, u.dbMin, u.dbMax);
   }
