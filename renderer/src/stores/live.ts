@@ -1,5 +1,6 @@
 // The live session: starting/stopping the source, analysis changes, the session's LiveInfo, the source's
-// state (running, ended, error), pause, the rows themselves, and the peaks the engine finds.
+// state (running, ended, error), pause, the rows themselves, the peaks the engine finds, and retuning a
+// tunable source (rtl_tcp).
 //
 // Rows stay out of Vue's reactivity: each message goes straight to the waterfall's sink (which copies its
 // rows into the history ring; the next animation frame uploads them) and to the traces, and is then
@@ -27,6 +28,9 @@ import { hooks } from '../lib/hooks.js';
 import type { ParamValue } from '../lib/settings-schema.js';
 import { useConnectionStore } from './connection.js';
 import { coerceParam, fieldDefault, useSettingsStore } from './settings.js';
+
+/** A double-click re-centres a tunable source on the clicked frequency rounded to this (Hz). */
+export const RETUNE_STEP_HZ = 1000;
 
 export type SourceState = 'idle' | 'starting' | 'running' | 'ended' | 'error' | 'stopped';
 
@@ -201,6 +205,21 @@ export const useLiveStore = defineStore('live', () => {
     if (!running.value || !info.value) return;
     try {
       setInfo(await connection.request('configure', { analysis: { columns: n } }));
+    } catch (e) {
+      lastError.value = message(e);
+    }
+  }
+
+  /** The running source takes `retune` (rtl_tcp): a double-click on the display re-centres it. */
+  const tunable = computed(() => !!info.value?.tunable && running.value);
+
+  /** Moves a tunable source's centre to `hz` (rounded to RETUNE_STEP_HZ); the axis follows the reply. */
+  async function retune(hz: number): Promise<void> {
+    if (!tunable.value || !Number.isFinite(hz)) return;
+    const centerFrequency = Math.max(0, Math.round(hz / RETUNE_STEP_HZ) * RETUNE_STEP_HZ);
+    try {
+      setInfo(await connection.request('retune', { centerFrequency }));
+      lastError.value = '';
     } catch (e) {
       lastError.value = message(e);
     }
@@ -396,6 +415,8 @@ export const useLiveStore = defineStore('live', () => {
     setAnalysis,
     setColumns,
     resetPeak,
+    tunable,
+    retune,
     listDevices,
     setPaused,
     receiveRows,
