@@ -29,11 +29,31 @@ export function formatCount(n: number): string {
   return String(Math.round(n));
 }
 
-/** File name for a snapshot taken at `date`: phasor-YYYYMMDD-HHMMSS.png (local time). */
-export function snapshotName(date: Date): string {
+/** YYYYMMDD-HHMMSS of `date` (local time), for file names. */
+function stamp(date: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return (
-    `phasor-${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-` +
-    `${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}.png`
+    `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-` +
+    `${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`
   );
+}
+
+/** File name for a snapshot taken at `date`: phasor-YYYYMMDD-HHMMSS.png (local time). */
+export function snapshotName(date: Date): string {
+  return `phasor-${stamp(date)}.png`;
+}
+
+/** File name for a recording started at `date`: rec-YYYYMMDD-HHMMSS.<extension> (local time). */
+export function recordingName(date: Date, extension: 'sigmf-meta' | 'wav'): string {
+  return `rec-${stamp(date)}.${extension}`;
+}
+
+/** Elapsed time as m:ss (h:mm:ss from an hour). */
+export function formatElapsed(s: number): string {
+  if (!Number.isFinite(s) || s < 0) return '—';
+  const t = Math.floor(s);
+  const h = Math.floor(t / 3600);
+  const m = Math.floor((t % 3600) / 60);
+  const sec = String(t % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
