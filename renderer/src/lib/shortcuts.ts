@@ -13,7 +13,8 @@ export type ShortcutAction =
   | 'resetPeak'
   | 'logAxis'
   | 'panLeft'
-  | 'panRight';
+  | 'panRight'
+  | 'record';
 
 export interface KeyLike {
   key: string;
@@ -33,6 +34,7 @@ export const SHORTCUTS: Array<{ keys: string; action: ShortcutAction; label: str
   { keys: 'L', action: 'logAxis', label: 'Linear / logarithmic frequency axis' },
   { keys: 'P', action: 'resetPeak', label: 'Reset peak hold' },
   { keys: 'S', action: 'snapshot', label: 'Save a PNG snapshot' },
+  { keys: 'R', action: 'record', label: 'Record the source to a file / stop recording' },
   { keys: '?', action: 'help', label: 'This help' },
 ];
 
@@ -79,6 +81,9 @@ export function shortcutFor(e: KeyLike): ShortcutAction | null {
     case 'p':
     case 'P':
       return 'resetPeak';
+    case 'r':
+    case 'R':
+      return 'record';
     case '?':
       return 'help';
     default:
