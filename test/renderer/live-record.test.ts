@@ -476,19 +476,30 @@ describe('record button and indicator', () => {
   });
 
   it('web mode: WAV is not offered for a complex source; a refusal stays in the dialog', async () => {
-    const { conn, rec, browser } = await recordingSetup(radioInfo());
+    const { conn, rec, browser, listings } = await recordingSetup(radioInfo());
     await browser.list(FOLDER);
     rec.dialogOpen = true;
     const dialog = mount(RecordDialog, { global: { plugins: [pinia] } });
     const wav = dialog.find('[data-test="record-format"] option[value="wav"]');
     expect((wav.element as HTMLOptionElement).disabled).toBe(true);
+    // Another folder typed in the dialog becomes the browser's (listed, so checked by the engine).
+    const folder = dialog.find('[data-test="record-folder"]');
+    expect((folder.element as HTMLInputElement).value).toBe(FOLDER);
+    await folder.setValue('/srv/phasor/other');
+    await folder.trigger('change');
+    await flushPromises();
+    expect(rec.folder).toBe('/srv/phasor/other');
+    expect(listings).toEqual([FOLDER, '/srv/phasor/other']);
+    await dialog.find('[data-test="record-name"]').setValue('iq.sigmf-meta');
     conn.handle('recordStart', () => {
       throw new Error('the path lies outside the shared folders');
     });
     await dialog.find('[data-test="record-confirm"]').trigger('click');
     await flushPromises();
     expect(rec.dialogOpen).toBe(true);
+    expect(conn.last('recordStart')).toEqual({ path: '/srv/phasor/other/iq.sigmf-meta' });
     expect(dialog.find('[data-test="record-error"]').text()).toBe('the path lies outside the shared folders');
+    dialog.unmount();
   });
 
   it('desktop: the save dialog chooses the file', async () => {
