@@ -2,7 +2,7 @@
 // the sample-to-pixel latency of recent rows messages (ms from the capture of the last sample to the draw
 // call that put the rows on screen), kept in a preallocated ring.
 
-import type { LiveInfo, PeaksEvent } from '../../../electron/engine/protocol/messages.js';
+import type { LiveInfo, PeaksEvent, StatusEvent } from '../../../electron/engine/protocol/messages.js';
 import { ValueRing } from './meters.js';
 
 export interface RequestLogEntry {
@@ -41,6 +41,8 @@ export interface PhasorHooks {
   latencyStats(): LatencyStats;
   /** The live session's info (null before start). */
   info: LiveInfo | null;
+  /** The engine's latest status event for the live session (null: none yet). */
+  status: StatusEvent | null;
   /** The engine's latest peaks the live view shows (null: none). */
   peaks: PeaksEvent | null;
   /** Peaks events refused by the protocol's schema. */
@@ -82,6 +84,7 @@ function makeHooks(): PhasorHooks {
       };
     },
     info: null,
+    status: null,
     peaks: null,
     badPeaks: 0,
     markerLabels: [],

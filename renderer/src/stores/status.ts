@@ -21,6 +21,7 @@ export const useStatusStore = defineStore('status', () => {
   function receiveStatus(e: StatusEvent): void {
     if (live.info && e.session !== live.info.session) return;
     engine.value = e;
+    hooks.status = e;
   }
 
   /** Called by the frame loop when its one-second rate window closes. */
