@@ -3,7 +3,7 @@
 // 'auto' with numbers), double-click re-centring a tunable source, the link in the status bar, and
 // recording the live source (the store's life cycle, the toolbar's indicator, web mode's dialog, the
 // desktop's save dialog).
-import { flushPromises, mount } from '@vue/test-utils';
+import { enableAutoUnmount, flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type {
@@ -33,6 +33,10 @@ import { useViewportStore } from '../../renderer/src/stores/viewport.js';
 import { FakeConnection, GENERATOR_KIND, helloResult, liveInfo, settle } from './fake-connection.js';
 
 let pinia: Pinia;
+
+// A display left mounted keeps its frame loop, whose store actions would make an old test's Pinia the
+// active one again in the middle of the next test.
+enableAutoUnmount(afterEach);
 
 const GAIN_NOTE = 'some rtl_tcp forks read this as bandwidth';
 
