@@ -203,12 +203,23 @@ describe('double-click re-centres a tunable source', () => {
 
   it('sends retune with the absolute frequency under the pointer (1 kHz steps), and the axis follows', async () => {
     const { conn, live, w, viewport } = await mountDisplay(radioInfo());
+    // A marker at the planted carrier, in absolute Hz, until the retune moves the axis under it.
+    conn.emit('peaks', {
+      session: live.info!.session,
+      streamTime: 1,
+      fft: 2048,
+      binWidth: 1000,
+      peaks: [{ frequency: 100.25e6, level: -20 }],
+      computeMs: 0.1,
+    });
+    expect(live.peaks?.peaks[0].frequency).toBe(100.25e6);
     // 3/4 across 98.976 … 101.023 MHz: 100.51125 MHz, sent as 100.511 MHz.
     await w.find('[data-test="waterfall"]').trigger('dblclick', { clientX: 0.75 * W, clientY: 50 });
     await settle();
     expect(conn.last('retune')).toEqual({ centerFrequency: 100_511_000 });
     expect(live.info?.centerFrequency).toBe(100_511_000);
     expect(viewport.axis?.f0).toBe(100_511_000 - 1.024e6);
+    expect(live.peaks).toBeNull(); // the next peaks event places the markers again
 
     // The spectrum too; zoomed in, the view's fraction counts.
     viewport.view = { a: 0.5, b: 0.75 };

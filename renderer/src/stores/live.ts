@@ -138,8 +138,16 @@ export const useLiveStore = defineStore('live', () => {
     const before = info.value;
     info.value = next;
     hooks.info = next;
-    // Peaks of another session or FFT size no longer describe what is shown.
-    if (!next || !before || next.session !== before.session || next.fft !== before.fft) setPeaks(null);
+    // Peaks of another session, FFT size or frequency range (a retune) no longer describe what is shown.
+    if (
+      !next ||
+      !before ||
+      next.session !== before.session ||
+      next.fft !== before.fft ||
+      next.frequencyRange[0] !== before.frequencyRange[0] ||
+      next.frequencyRange[1] !== before.frequencyRange[1]
+    )
+      setPeaks(null);
     if (next && next.session !== before?.session) enginePeaks = true; // a new session sends them
   }
 
