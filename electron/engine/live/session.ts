@@ -8,15 +8,24 @@
 //   s.ack(seq);                // the display consumed rows message `seq` (and every one before it)
 //   s.configure({ fft: 4096 }) // a new processor from the next block on
 //   s.setPeaks({ enabled: false }) // no peaks events (and no work for them) until enabled again
+//   await s.retune(100.3e6);   // a tunable source (rtl_tcp) moves; the new LiveInfo comes back
 //   await s.stop();            // closes the source
 //
 // Peaks events (about 5 a second of stream) come from full-resolution spectra of the samples themselves
 // (peaks.ts), not from the rows, so they read as `phasor monitor --peaks` does whatever the display width.
+// A retune changes only the LiveInfo's range (the rows are relative bins); the peak finder starts afresh
+// at the first block that carries the new centre, so peaks stay absolute and never mix two centres.
 
 import type { Backend, SpectrogramProcessor, SpectrogramRows } from '../backends/backend.js';
 import { getWindow } from '../dsp/index.js';
 import { InvalidArgumentError, PhasorError } from '../errors.js';
-import { analysisSchema, type Analysis, type EventMessage, type LiveInfo } from '../protocol/messages.js';
+import {
+  analysisSchema,
+  type Analysis,
+  type EventMessage,
+  type LiveInfo,
+  type StatusEvent,
+} from '../protocol/messages.js';
 import type { RowsMessage } from '../protocol/rows-codec.js';
 import { binRange, frameRate, frameStartTime, hopFromOverlap, spectrumBins } from '../protocol/shape.js';
 import { toFloat32, type StreamFormat } from '../types.js';
@@ -110,7 +119,8 @@ interface Stage {
 export class LiveSession {
   readonly id: number;
   readonly #o: LiveSessionOptions;
-  readonly #format: StreamFormat;
+  /** The stream's format; its centre follows retune() and the blocks. */
+  #format: StreamFormat;
   #stage: Stage;
   #next: Stage | null = null;
   #scratch = new Float32Array(0);
@@ -135,6 +145,8 @@ export class LiveSession {
   /** Peaks settings; null: the session never sends peaks. */
   readonly #peakSettings: LivePeakSettings | null;
   #peaksOn: boolean;
+  /** The centre the peak finders were made for (complex streams). */
+  #peaksCentre: number | undefined;
   /** Consumers of every block as the source delivers it (tap()). */
   readonly #taps = new Set<(block: LiveBlock) => void>();
 
@@ -142,6 +154,7 @@ export class LiveSession {
     this.id = options.id;
     this.#o = options;
     this.#format = options.source.info;
+    this.#peaksCentre = this.#format.centerFrequency;
     if (options.peaks === false) {
       this.#peakSettings = null;
     } else {
@@ -153,13 +166,15 @@ export class LiveSession {
     this.#stage = this.#makeStage(options.analysis, 0);
   }
 
-  /** Peak finding for a plan: the current one when only the display width changes (it keeps its samples). */
-  #makePeaks(plan: AnalysisPlan, analysis: Analysis): LivePeaks | null {
+  /** Peak finding for a plan: the current one when only the display width changes (it keeps its samples),
+   * unless `fresh` (a new centre). */
+  #makePeaks(plan: AnalysisPlan, analysis: Analysis, fresh = false): LivePeaks | null {
     const settings = this.#peakSettings;
     if (settings === null || !this.#peaksOn) return null;
     const current = (this.#next ?? this.#stage) as Stage | undefined;
     const old = current?.peaks;
     if (
+      !fresh &&
       old &&
       old.fft === plan.fft &&
       current.plan.hop === plan.hop &&
@@ -212,7 +227,38 @@ export class LiveSession {
       source: this.#o.source.label,
     };
     if (f.centerFrequency !== undefined) info.centerFrequency = f.centerFrequency;
+    if (this.tunable) info.tunable = true;
     return info;
+  }
+
+  /** The source can move to another centre frequency while it streams (retune). */
+  get tunable(): boolean {
+    return typeof this.#o.source.retune === 'function';
+  }
+
+  /** Moves a tunable source to `centerFrequency` (Hz) and returns the new LiveInfo. The rows go on as
+   * they were (relative bins); the peaks follow from the first block at the new centre. */
+  async retune(centerFrequency: number): Promise<LiveInfo> {
+    const source = this.#o.source;
+    if (!source.retune)
+      throw new InvalidArgumentError(`the ${source.label} source cannot be retuned (it has no tuner)`);
+    if (!(Number.isFinite(centerFrequency) && centerFrequency >= 0))
+      throw new InvalidArgumentError(`a centre frequency must be ≥ 0 Hz, got ${centerFrequency}`);
+    await source.retune(centerFrequency);
+    this.#format = { ...this.#format, centerFrequency };
+    return this.info();
+  }
+
+  /** A block at another centre than the peak finders': they start afresh at it. */
+  #followCentre(block: LiveBlock): void {
+    const c = block.format.centerFrequency;
+    if (c === undefined || !this.#format.complex) return;
+    if (c === this.#peaksCentre) return;
+    this.#peaksCentre = c;
+    if (this.#format.centerFrequency !== c) this.#format = { ...this.#format, centerFrequency: c };
+    for (const stage of [this.#stage, this.#next]) {
+      if (stage?.peaks) stage.peaks = this.#makePeaks(stage.plan, stage.analysis, true);
+    }
   }
 
   /** The session's source (its info and label, for a recording of it). */
@@ -326,6 +372,7 @@ export class LiveSession {
           this.#stage = this.#next;
           this.#next = null;
         }
+        this.#followCentre(block);
         const stage = this.#stage;
         for (const tap of this.#taps) tap(block);
         const samples = this.#channel(block);
@@ -443,20 +490,19 @@ export class LiveSession {
     const now = performance.now();
     const secs = Math.max(1e-3, (now - this.#tick.at) / 1000);
     const t = this.#tick;
-    this.#event({
-      type: 'event',
-      event: 'status',
-      data: {
-        session: this.id,
-        backend: this.#o.backend.name,
-        sampleRate: this.#format.sampleRate,
-        blocksPerSecond: t.blocks / secs,
-        rowsPerSecond: t.rows / secs,
-        droppedRows: this.#stats.droppedRows,
-        droppedBlocks: this.#o.source.droppedBlocks,
-        computeMs: median(t.compute),
-      },
-    });
+    const source = this.#o.source;
+    const data: StatusEvent = {
+      session: this.id,
+      backend: this.#o.backend.name,
+      sampleRate: this.#format.sampleRate,
+      blocksPerSecond: t.blocks / secs,
+      rowsPerSecond: t.rows / secs,
+      droppedRows: this.#stats.droppedRows,
+      droppedBlocks: source.droppedBlocks,
+      computeMs: median(t.compute),
+    };
+    if (source.link) data.link = source.link();
+    this.#event({ type: 'event', event: 'status', data });
     this.#tick = { at: now, blocks: 0, rows: 0, compute: [] };
   }
 

@@ -1,7 +1,9 @@
-// Live sources: endless streams that arrive in real time (a microphone, later rtl_tcp) or are paced to it
+// Live sources: endless streams that arrive in real time (a microphone, rtl_tcp) or are paced to it
 // (the generator, a file played back). They are SampleSources whose blocks also carry the wall-clock
-// time they reached the engine, and which count the blocks they had to drop.
+// time they reached the engine, and which count the blocks they had to drop. A networked tuner (rtl_tcp)
+// also retunes while it streams and reports its connection.
 
+import type { LinkStatus } from '../protocol/messages.js';
 import type { SampleBlock } from '../types.js';
 import type { ReadOptions, SampleSource } from './source.js';
 
@@ -22,6 +24,11 @@ export interface LiveSource extends SampleSource {
   /** Endless (until the signal aborts or the source fails) unless the source says it ends (a file played
    * once). `start`/`end` are ignored: a live source always starts now. */
   blocks(options?: ReadOptions): AsyncIterable<LiveBlock>;
+  /** Moves to a new centre frequency (Hz) while streaming, without reconnecting; the blocks after it
+   * carry the new `format.centerFrequency`. Only tunable sources have it. */
+  retune?(centerFrequency: number): Promise<void>;
+  /** The connection of a networked source, now (for status events). */
+  link?(): LinkStatus;
 }
 
 /** Wall-clock time in ms since the epoch with sub-ms resolution (comparable across threads and with the
