@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PhasorError } from '../../engine/errors.js';
+import { DEFAULT_NETWORK_GRANTS, formatEndpoint, parseEndpoint } from '../../engine/live/network-access.js';
 import { shutdownAudio } from '../../engine/sources/mic.js';
 import { interrupt, parseIntOption } from '../util.js';
 import { isLoopbackHost } from '../web/security.js';
@@ -12,6 +13,7 @@ interface ServeCli {
   host: string;
   appDir?: string;
   root: string[];
+  rtlTcp: string[];
   maxUpload?: number;
 }
 
@@ -49,6 +51,12 @@ export function registerServe(program: Command): void {
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )
+    .option(
+      '--rtl-tcp <host:port>',
+      `an rtl_tcp server clients may connect to (repeatable; default ${DEFAULT_NETWORK_GRANTS.join(', ')})`,
+      (v: string, all: string[]) => [...all, formatEndpoint(parseEndpoint(v, '--rtl-tcp'))],
+      [] as string[],
+    )
     .option('--max-upload <bytes>', 'largest file a page may upload, e.g. 512M or 8G (default 64G)', (v) =>
       parseBytes(v, '--max-upload'),
     )
@@ -78,6 +86,7 @@ export function registerServe(program: Command): void {
         port: opts.port,
         appDir,
         roots,
+        network: opts.rtlTcp.length > 0 ? opts.rtlTcp : DEFAULT_NETWORK_GRANTS,
         ...(opts.maxUpload !== undefined ? { maxUploadBytes: opts.maxUpload } : {}),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') {
@@ -96,7 +105,8 @@ export function registerServe(program: Command): void {
       const where = isLoopbackHost(opts.host) ? 'this machine only' : 'reachable from the network';
       process.stderr.write(
         `phasor: serving ${roots.map((r) => path.resolve(r)).join(', ')} on ${opts.host}:${server.port} ` +
-          `(${where}); open the URL above, it carries the access token (Ctrl-C stops)\n`,
+          `(${where}; rtl_tcp: ${(opts.rtlTcp.length > 0 ? opts.rtlTcp : DEFAULT_NETWORK_GRANTS).join(', ')}); ` +
+          `open the URL above, it carries the access token (Ctrl-C stops)\n`,
       );
       await new Promise<void>((resolve) => {
         if (interrupt.signal.aborted) resolve();

@@ -8,7 +8,8 @@
 // through which the page hands the engine a file dropped on it.
 //
 // A client reads, lists and writes only inside the roots (`--root`, default the current folder) and the
-// server's upload folder (engine/offline/access.ts). What is queued for a client is bounded: while more
+// server's upload folder (engine/offline/access.ts), and has the engine connect only to the rtl_tcp servers
+// granted (`--rtl-tcp`, default port 1234 on this machine: engine/live/network-access.ts). What is queued for a client is bounded: while more
 // than HIGH_WATER bytes wait to go out, its requests are not read and its large replies wait; a client
 // that reads nothing of them for `stallMs` is dropped (close code 4008) and its jobs cancelled.
 
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { createEngineConnection } from '../../engine/live/connection.js';
 import { Engine } from '../../engine/live/engine.js';
+import { DEFAULT_NETWORK_GRANTS, NetworkAccess } from '../../engine/live/network-access.js';
 import { FileAccess } from '../../engine/offline/access.js';
 import { resolveAppFile } from './files.js';
 import { UPLOAD_PATH, UploadStore } from './upload.js';
@@ -54,6 +56,9 @@ export interface WebServerOptions {
   token?: string | null;
   /** Folders (or files) clients may read, list and write in (default: the current folder). */
   roots?: readonly string[];
+  /** HOST:PORT endpoints a networked source (rtl_tcp) may reach (default DEFAULT_NETWORK_GRANTS); 'any'
+   * for no restriction. */
+  network?: readonly string[] | 'any';
   engine?: Engine;
   /** Where the server's upload folder is made (default: the system's temporary folder). */
   uploadParent?: string;
@@ -110,6 +115,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const access = new FileAccess(options.roots ?? [process.cwd()], {
     hint: 'start phasor serve with --root to allow it',
   });
+  const network = new NetworkAccess(options.network ?? DEFAULT_NETWORK_GRANTS, { flag: '--rtl-tcp' });
   const appDir = path.resolve(options.appDir);
   const ownEngine = options.engine === undefined;
   const engine = options.engine ?? new Engine();
@@ -293,6 +299,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       {
         engine,
         access,
+        network,
         drained: () =>
           new Promise<void>((resolve) => {
             if (dropped || ws.readyState !== ws.OPEN || ws.bufferedAmount <= HIGH_WATER) resolve();

@@ -28,6 +28,7 @@ import {
 import { encodeRows } from '../protocol/rows-codec.js';
 import { Recorder, STOPPED } from '../record/recorder.js';
 import { defaultEngine, type Engine } from './engine.js';
+import type { NetworkAccess } from './network-access.js';
 import { LiveSession, planAnalysis } from './session.js';
 
 /** Largest JSON message accepted (characters). */
@@ -47,6 +48,8 @@ export interface ConnectionOptions {
   onWarning?: (warning: PhasorWarning) => void;
   /** What the client may read, list and write (files, the live file source); default anything. */
   access?: FileAccess;
+  /** Which servers a networked source (rtl_tcp) may connect to; default any. */
+  network?: NetworkAccess;
   /** Resolves when the transport has sent what is queued down to its low-water mark: large replies wait
    * for it, so a client that does not read is not computed for (default: at once). */
   drained?: () => Promise<void>;
@@ -231,8 +234,14 @@ class Connection implements EngineConnection {
         if (!this.#recording) throw new PhasorError('invalid-argument', 'no recording is running');
         return this.#endRecording(STOPPED.requested);
       }
-      case 'retune':
-        throw new PhasorError('unsupported', `${method} is not implemented yet`);
+      case 'retune': {
+        const s = this.#session;
+        if (!s || s.ended)
+          throw new PhasorError('invalid-argument', 'no live session is running: start one first');
+        if (!s.tunable)
+          throw new PhasorError('invalid-argument', `the ${s.source.label} source cannot be retuned`);
+        return s.retune((params as z.infer<(typeof requestSchemas)['retune']>).centerFrequency);
+      }
       default:
         throw new PhasorError('invalid-argument', `${method} is not a live-session request`);
     }
@@ -249,6 +258,7 @@ class Connection implements EngineConnection {
       p.source.kind === 'file' && typeof p.source.path === 'string' && this.#options.access
         ? { ...p.source, path: await this.#options.access.check(p.source.path, 'read') }
         : p.source;
+    this.#checkNetwork(params);
     const source = await this.#engine.kinds.open(params, onWarning ? { onWarning } : {});
     let session: LiveSession;
     try {
@@ -289,6 +299,22 @@ class Connection implements EngineConnection {
     this.#session = session;
     session.start();
     return session.info();
+  }
+
+  /** A networked source (one with a host and port, rtl_tcp) only to a server the client was granted. */
+  #checkNetwork(source: Record<string, unknown> & { kind: string }): void {
+    const net = this.#options.network;
+    if (!net || net.unrestricted) return;
+    let params: Record<string, unknown> = source;
+    try {
+      params = this.#engine.kinds.parse(source); // the kind's default host and port
+    } catch {
+      // opening it says what is wrong; the endpoint as given is still checked
+    }
+    const { host, port } = params;
+    if (typeof host === 'string' || typeof port === 'number') {
+      net.check(source.kind, typeof host === 'string' ? host : '', typeof port === 'number' ? port : 0);
+    }
   }
 
   async #recordStart(path: string): Promise<RecordingStatus> {
