@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { sourceKinds } from '../../engine/sources/kinds.js';
 import { runMonitor } from '../../engine/live/monitor.js';
 import { DEFAULT_FFT, FFT_SIZE_MIN } from '../../engine/protocol/shape.js';
+import { addTuningOptions, liveSourceParams, SOURCE_SPECS, type TuningOptions } from '../source-options.js';
 import { interrupt, keyValues, parseIntOption, parseNumber, printJson, table, warn } from '../util.js';
 
-interface MonitorCli {
+interface MonitorCli extends TuningOptions {
   source: string;
   duration: number;
   fft?: number;
@@ -15,14 +16,14 @@ interface MonitorCli {
 }
 
 export function registerMonitor(program: Command): void {
-  program
+  const command = program
     .command('monitor')
     .description(
       'the live pipeline without a window: capture from a source for a while, print counts and peaks',
     )
     .option(
       '--source <spec>',
-      'mic[:DEVICE] (a name, part of one, or an id from --list-devices), generator[:FREQ], file:PATH',
+      `${SOURCE_SPECS} (DEVICE: a name, part of one, or an id from --list-devices)`,
       'mic',
     )
     .option('--duration <s>', 'seconds of signal to take', (v) => parseNumber(v, '--duration'), 5)
@@ -32,7 +33,8 @@ export function registerMonitor(program: Command): void {
       (v) => parseIntOption(v, '--fft', FFT_SIZE_MIN),
     )
     .option('--peaks', 'report the strongest peaks of the averaged spectrum (frequency in Hz, level in dBFS)')
-    .option('--count <k>', 'how many peaks', (v) => parseIntOption(v, '--count', 1), 5)
+    .option('--count <k>', 'how many peaks', (v) => parseIntOption(v, '--count', 1), 5);
+  addTuningOptions(command)
     .option('--list-devices', 'list the audio input devices and exit')
     .option('--json', 'print machine-readable JSON on stdout (and nothing else there)')
     .action(async (opts: MonitorCli) => {
@@ -49,7 +51,7 @@ export function registerMonitor(program: Command): void {
         );
         return;
       }
-      const source = sourceKinds.fromSpec(opts.source);
+      const source = liveSourceParams(opts.source, opts);
       const r = await runMonitor({
         source,
         duration: opts.duration,
@@ -62,7 +64,9 @@ export function registerMonitor(program: Command): void {
         printJson({
           blocks: r.blocks,
           dropped: r.dropped,
+          reconnects: r.reconnects,
           sampleRate: r.sampleRate,
+          ...(r.centerFrequency !== undefined ? { centerFrequency: r.centerFrequency } : {}),
           ...(r.peaks ? { peaks: r.peaks } : {}),
           rows: r.rows,
           frames: r.frames,
@@ -76,9 +80,13 @@ export function registerMonitor(program: Command): void {
         keyValues([
           ['source', r.source],
           ['sample rate', `${r.sampleRate} Hz`],
+          ...(r.centerFrequency !== undefined
+            ? [['centre', `${r.centerFrequency} Hz`] as [string, string]]
+            : []),
           ['signal', `${(r.frames / r.sampleRate).toFixed(3)} s`],
           ['blocks', String(r.blocks)],
           ['dropped blocks', String(r.dropped)],
+          ['reconnects', String(r.reconnects)],
           ['rows', String(r.rows)],
           ['backend', r.backend],
         ]),

@@ -2,7 +2,10 @@
 // length of signal; the same blocks feed a Welch average whose interpolated peaks are reported.
 //
 //   const r = await runMonitor({ source: { kind: 'mic' }, duration: 2, peaks: 5 });
-//   // { blocks, dropped, sampleRate, peaks: [{ frequency, level }], … }
+//   // { blocks, dropped, reconnects, sampleRate, centerFrequency?, peaks: [{ frequency, level }], … }
+//
+// Peaks of an I/Q source with a centre (rtl_tcp, a complex generator) are absolute: the Welch feed carries
+// the centre and findPeaks adds it.
 
 import { findPeaks, welch } from '../dsp/index.js';
 import { InvalidArgumentError, PhasorError, type WarningHandler } from '../errors.js';
@@ -36,7 +39,11 @@ export interface MonitorResult {
   blocks: number;
   /** Source blocks lost (overruns). */
   dropped: number;
+  /** Reconnections of a networked source (rtl_tcp); 0 for the others. */
+  reconnects: number;
   sampleRate: number;
+  /** Centre frequency (Hz) of an I/Q source, when known: the last block's. */
+  centerFrequency?: number;
   peaks?: SpectralPeak[];
   /** Spectrogram rows computed by the live session. */
   rows: number;
@@ -133,6 +140,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
     // Let a failing Welch surface when awaited below, not as an unhandled rejection.
     spectrum?.catch(() => undefined);
     let fed = 0;
+    let centre = format.complex ? format.centerFrequency : undefined;
     let enough!: () => void;
     const reached = new Promise<void>((r) => (enough = r));
     let failure: string | null = null;
@@ -156,6 +164,8 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
       },
       onBlock: (samples, block) => {
         if (fed >= target) return;
+        if (format.complex && block.format.centerFrequency !== undefined)
+          centre = block.format.centerFrequency;
         const w = format.complex ? 2 : 1;
         const frames = Math.min(block.frames, target - fed);
         // The session may reuse `samples` (a multi-channel source): keep a copy.
@@ -176,6 +186,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
       enough();
     });
     await reached;
+    const reconnects = source.link?.().reconnects ?? 0;
     stop.abort();
     await guard;
     options.signal?.removeEventListener('abort', onAbort);
@@ -187,12 +198,14 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorResult
     const result: MonitorResult = {
       blocks: stats.blocks,
       dropped: stats.droppedBlocks,
+      reconnects,
       sampleRate: rate,
       rows: stats.rows,
       frames: fed,
       backend: backend.name,
       source: source.label,
     };
+    if (centre !== undefined) result.centerFrequency = centre;
     if (spectrum && nperseg !== undefined) {
       if (fed < nperseg) {
         throw new PhasorError('io', `the source ended after ${fed} frames, fewer than --fft ${nperseg}`);
