@@ -202,7 +202,7 @@ describe('electron-vite build', () => {
     expect(res.hosts).toEqual([{ entry: join(out, 'main/engine-host.js'), serviceName: 'Phasor engine' }]);
     expect(res.hello).toMatchObject({
       ok: true,
-      sources: ['generator', 'mic', 'file'],
+      sources: ['generator', 'mic', 'file', 'rtl_tcp'],
       // The hidden WebGPU window's preload ran, on a navigator without WebGPU.
       webgpu: { available: false, reason: expect.stringContaining('this browser has no navigator.gpu') },
     });

@@ -20,9 +20,9 @@ const dir = mkdtempSync(join(tmpdir(), 'phasor-kinds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('source kinds', () => {
-  it('describes generator, mic and file, with forms whose defaults pass their own schemas', async () => {
+  it('describes generator, mic, file and rtl_tcp, with forms whose defaults pass their own schemas', async () => {
     const kinds = await sourceKinds.describe();
-    expect(kinds.map((k) => k.kind)).toEqual(['generator', 'mic', 'file']);
+    expect(kinds.map((k) => k.kind)).toEqual(['generator', 'mic', 'file', 'rtl_tcp']);
     for (const k of kinds) {
       expect(k.fields.length).toBeGreaterThan(0);
       const values: Record<string, unknown> = { kind: k.kind };
@@ -116,8 +116,8 @@ describe('source kinds', () => {
     });
     const registry = new SourceKindRegistry([...builtInKinds, extra]);
     const described = await registry.describe();
-    expect(described.map((k) => k.kind)).toEqual(['generator', 'mic', 'file', 'test_tone']);
-    expect(described[3].unavailable).toBe('the test tone is resting');
+    expect(described.map((k) => k.kind)).toEqual(['generator', 'mic', 'file', 'rtl_tcp', 'test_tone']);
+    expect(described[4].unavailable).toBe('the test tone is resting');
     expect(registry.fromSpec('test_tone:220')).toEqual({ kind: 'test_tone', hz: 220 });
     await expect(registry.open({ kind: 'test_tone' })).rejects.toThrow(
       /Test tone is not available: the test tone is resting/,

@@ -1,7 +1,7 @@
 // The live source kinds: what the source picker offers, how each kind's parameters are validated, and how
 // a source of that kind is opened. The view draws a kind's form from its `fields` and the engine checks
-// what comes back against its `schema`, so adding a kind (rtl_tcp, later) means adding one entry to
-// `builtInKinds`, nothing else.
+// what comes back against its `schema`, so adding a kind means adding one entry to `builtInKinds`,
+// nothing else.
 //
 //   const source = await sourceKinds.open({ kind: 'generator', frequency: 1000 });   // a LiveSource
 //   const kinds = await sourceKinds.describe();                                       // for hello
@@ -16,6 +16,8 @@ import type { AudioDevice, SourceField, SourceKind, SourceParams } from '../prot
 import { streamBand } from '../protocol/shape.js';
 import { createGenerator, type ChirpSpec } from './generator.js';
 import { listMicrophones, openMicrophone, probeMicrophone } from './mic.js';
+import { openRtlTcp } from './rtltcp.js';
+import { TUNER_GAINS } from './rtltcp-gains.js';
 
 export interface OpenContext {
   /** Non-fatal conditions (a truncated file…). */
@@ -38,6 +40,8 @@ export interface SourceKindDefinition<P extends { kind: string }> {
   listDevices?(): Promise<AudioDevice[]>;
   /** Parameters from the part of a command-line spec after "kind:" (e.g. "1000" in generator:1000). */
   fromSpec?(rest: string): Record<string, unknown>;
+  /** Its sources take `retune` (a new centre frequency while streaming). */
+  readonly tunable?: boolean;
 }
 
 /** A kind with its parameter type erased, as the registry holds it. */
@@ -51,6 +55,7 @@ export interface SourceKindEntry {
   open(params: unknown, context?: OpenContext): Promise<LiveSource>;
   listDevices?(): Promise<AudioDevice[]>;
   fromSpec?(rest: string): Record<string, unknown>;
+  readonly tunable?: boolean;
 }
 
 function describeIssues(label: string, error: z.ZodError): string {
@@ -90,6 +95,7 @@ export function defineSourceKind<P extends { kind: string }>(def: SourceKindDefi
     },
     ...(def.listDevices ? { listDevices: () => def.listDevices!() } : {}),
     ...(def.fromSpec ? { fromSpec: (rest: string) => def.fromSpec!(rest) } : {}),
+    ...(def.tunable ? { tunable: true } : {}),
   };
 }
 
@@ -327,9 +333,138 @@ const fileKind = defineSourceKind<FileParams>({
 });
 
 // ---------------------------------------------------------------------------------------------------
+// rtl_tcp
+
+/** Sample rates the RTL2832 takes (it accepts 225001–300000 and 900001–3200000 Hz). */
+const RTL_RATES = [250000, 1024000, 1400000, 1800000, 1920000, 2048000, 2400000, 2560000, 2880000, 3200000];
+const R820T_GAINS_DB = TUNER_GAINS[5].map((g) => g / 10);
+
+const rtlTcpSchema = z.object({
+  kind: z.literal('rtl_tcp'),
+  host: z.string().trim().min(1, "give the server's host name or address").max(255).default('127.0.0.1'),
+  port: z.number().int().min(1).max(65535).default(1234),
+  centerFrequency: z.number().min(0).max(0xffffffff).default(100e6),
+  sampleRate: z
+    .number()
+    .int()
+    .refine((r) => (r > 225000 && r <= 300000) || (r > 900000 && r <= 3200000), {
+      message: 'the RTL2832 takes 225001–300000 or 900001–3200000 Hz',
+    })
+    .default(2048000),
+  // A select sends 'auto' or a number; a form may hand numbers over as text.
+  gain: z
+    .preprocess(
+      (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+      z.union([z.literal('auto'), z.number().min(-10).max(60)]),
+    )
+    .default('auto'),
+  ppm: z.number().int().min(-1000).max(1000).default(0),
+  agc: z.boolean().default(false),
+  directSampling: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(0),
+  offsetTuning: z.boolean().default(false),
+  biasTee: z.boolean().default(false),
+});
+type RtlTcpParams = z.infer<typeof rtlTcpSchema>;
+
+const rtlTcpKind = defineSourceKind<RtlTcpParams>({
+  kind: 'rtl_tcp',
+  label: 'rtl_tcp (RTL-SDR over TCP)',
+  tunable: true,
+  fields: [
+    { name: 'host', label: 'Host', type: 'text', default: '127.0.0.1' },
+    { name: 'port', label: 'Port', type: 'number', default: 1234, min: 1, max: 65535, step: 1 },
+    {
+      name: 'centerFrequency',
+      label: 'Centre frequency',
+      type: 'number',
+      default: 100e6,
+      min: 0,
+      max: 0xffffffff,
+      step: 1000,
+      unit: 'Hz',
+    },
+    {
+      name: 'sampleRate',
+      label: 'Sample rate',
+      type: 'select',
+      default: 2048000,
+      unit: 'Hz',
+      options: RTL_RATES.map((r) => ({ value: r, label: String(r) })),
+    },
+    {
+      name: 'gain',
+      label: 'Gain',
+      type: 'select',
+      default: 'auto',
+      unit: 'dB',
+      options: [
+        { value: 'auto', label: 'auto' },
+        ...R820T_GAINS_DB.map((g) => ({ value: g, label: String(g) })),
+      ],
+      note: "snaps to the connected tuner's gain steps",
+    },
+    {
+      name: 'ppm',
+      label: 'Frequency correction',
+      type: 'number',
+      default: 0,
+      min: -1000,
+      max: 1000,
+      step: 1,
+      unit: 'ppm',
+    },
+    { name: 'agc', label: 'RTL2832 AGC', type: 'boolean', default: false },
+    {
+      name: 'directSampling',
+      label: 'Direct sampling',
+      type: 'select',
+      default: 0,
+      options: [
+        { value: 0, label: 'off' },
+        { value: 1, label: 'I branch' },
+        { value: 2, label: 'Q branch' },
+      ],
+    },
+    { name: 'offsetTuning', label: 'Offset tuning', type: 'boolean', default: false },
+    {
+      name: 'biasTee',
+      label: 'Bias tee',
+      type: 'boolean',
+      default: false,
+      note: 'some rtl_tcp forks read command 0x0e as tuner bandwidth',
+    },
+  ],
+  schema: rtlTcpSchema,
+  open: (p) =>
+    openRtlTcp({
+      host: p.host,
+      port: p.port,
+      centerFrequency: p.centerFrequency,
+      sampleRate: p.sampleRate,
+      gain: p.gain,
+      ppm: p.ppm,
+      agc: p.agc,
+      directSampling: p.directSampling,
+      offsetTuning: p.offsetTuning,
+      biasTee: p.biasTee,
+    }),
+  // The registry splits "rtl_tcp://HOST:PORT" at the first ':', so this gets "//HOST:PORT".
+  fromSpec: (rest) => {
+    if (rest === '') return {};
+    const m = /^\/\/(?:\[([0-9A-Fa-f:.%\w]+)\]|([^:/[\]\s]+))(?::(\d{1,5}))?\/?$/.exec(rest);
+    if (!m) {
+      throw new InvalidArgumentError(
+        `rtl_tcp://HOST[:PORT] takes a host and a port (rtl_tcp://127.0.0.1:1234, rtl_tcp://[::1]:1234), got "rtl_tcp:${rest.slice(0, 80)}"`,
+      );
+    }
+    return { host: m[1] ?? m[2], ...(m[3] !== undefined ? { port: Number(m[3]) } : {}) };
+  },
+});
+
+// ---------------------------------------------------------------------------------------------------
 // The registry
 
-export const builtInKinds: readonly SourceKindEntry[] = [generatorKind, micKind, fileKind];
+export const builtInKinds: readonly SourceKindEntry[] = [generatorKind, micKind, fileKind, rtlTcpKind];
 
 export class SourceKindRegistry {
   readonly #kinds: readonly SourceKindEntry[];
@@ -360,6 +495,7 @@ export class SourceKindRegistry {
         const reason = await k.probe();
         const d: SourceKind = { kind: k.kind, label: k.label, fields: k.fields.map((f) => ({ ...f })) };
         if (reason !== undefined) d.unavailable = reason;
+        if (k.tunable) d.tunable = true;
         return d;
       }),
     );
