@@ -228,7 +228,8 @@ export async function startFakeRtlTcp(options: FakeRtlTcpOptions = {}): Promise<
   const tick = (c: Conn): void => {
     if (c.dead || stalled) return;
     const due = 2 * Math.floor(((performance.now() - c.t0) / 1000) * rate);
-    const want = due - c.paced0;
+    // At most 50 ms at once: after a pause (a busy event loop) the rest is lost, as a dongle overruns.
+    const want = Math.min(due - c.paced0, 2 * Math.round(rate * 0.05));
     if (want <= 0) return;
     c.paced0 = due;
     if (c.socket.writableLength > 8 << 20) return;
@@ -250,10 +251,11 @@ export async function startFakeRtlTcp(options: FakeRtlTcpOptions = {}): Promise<
 
   const onCommand = (cmd: number, value: number): void => {
     commands.push({ cmd, value, signed: value | 0 });
-    if (cmd === 0x01) {
+    // A command that changes nothing leaves the stream as it was (the cycle continues).
+    if (cmd === 0x01 && value !== center) {
       center = value;
       rebuild();
-    } else if (cmd === 0x02 && value > 0) {
+    } else if (cmd === 0x02 && value > 0 && value !== rate) {
       rate = value;
       rebuild();
       restartPacing();
