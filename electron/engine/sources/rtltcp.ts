@@ -360,7 +360,7 @@ export class RtlTcpSource implements LiveSource {
         greeting = greeting.length > 0 ? Buffer.concat([greeting, d]) : d;
         for (let i = 0; i < Math.min(4, greeting.length); i++) {
           if (greeting[i] !== MAGIC[i]) {
-            const said = oneLine(greeting.subarray(0, 48).toString('latin1'), 40);
+            const said = oneLine(greeting.subarray(0, 48).toString('latin1'), 60);
             fail(`not an rtl_tcp server (it sent "${said}" instead of "RTL0")`);
             return;
           }
