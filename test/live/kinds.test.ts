@@ -57,8 +57,8 @@ describe('source kinds', () => {
     expect(() => sourceKinds.parse({ kind: 'generator', sampleRate: 'fast' })).toThrow(InvalidArgumentError);
     expect(() => sourceKinds.parse({ kind: 'mic', channel: 0 })).toThrow(/channel/);
     expect(() => sourceKinds.parse({ kind: 'file' })).toThrow(/path/);
-    expect(() => sourceKinds.parse({ kind: 'rtl_tcp' })).toThrow(
-      /unknown source kind "rtl_tcp"; choose one of: generator, mic, file/,
+    expect(() => sourceKinds.parse({ kind: 'soapy' })).toThrow(
+      /unknown source kind "soapy"; choose one of: generator, mic, file, rtl_tcp/,
     );
     expect(() => sourceKinds.parse(null)).toThrow(/unknown source kind/);
     // Complex generators may have negative tones.
