@@ -204,7 +204,7 @@ describe('engine connection: a session', () => {
     const h = (hello as { result: HelloResult }).result;
     expect(h.version).toBe(1);
     expect(h.backend.name).toBe('cpu');
-    expect(h.sources.map((s) => s.kind)).toEqual(['generator', 'mic', 'file']);
+    expect(h.sources.map((s) => s.kind)).toEqual(['generator', 'mic', 'file', 'rtl_tcp']);
     expect(h.windows).toContain('hann');
     expect(h.defaults.source).toMatchObject({ kind: 'generator', frequency: 1000 });
     expect(h.backends.find((b) => b.name === 'cpu')?.available).toBe(true);
