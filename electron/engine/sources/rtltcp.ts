@@ -75,9 +75,11 @@ export interface RtlTcpOptions {
   /** First reconnection delay (ms), doubling up to maxReconnectDelayMs. Defaults 250, 5000. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** Signal kept waiting for a slow consumer before the oldest blocks are dropped (s). Default 0.5. */
+  /** Signal kept waiting for a slow consumer before the oldest blocks are dropped (s). Default 2: on a
+   * 2-core machine drawing the live view, start-up (JIT, the first frames) held the consumer up to about
+   * 1 s, which a 0.5 s queue turned into drops (docs/PERFORMANCE.md, rtl_tcp). */
   maxQueueSeconds?: number;
-  /** The same limit in bytes (whichever is smaller). Default 4 MiB. */
+  /** The same limit in bytes (whichever is smaller). Default 16 MiB (2.6 s at 3.2 Msamples/s). */
   maxQueueBytes?: number;
   /** Frames per block. Default liveBlockFrames(sampleRate). */
   blockFrames?: number;
@@ -197,8 +199,8 @@ export class RtlTcpSource implements LiveSource {
     const frames = options.blockFrames ?? liveBlockFrames(rate);
     this.#blockBytes = 2 * frames;
     this.#block = new Uint8Array(this.#blockBytes);
-    const byTime = Math.round(rate * (options.maxQueueSeconds ?? 0.5));
-    const byBytes = Math.floor((options.maxQueueBytes ?? 4 << 20) / 2);
+    const byTime = Math.round(rate * (options.maxQueueSeconds ?? 2));
+    const byBytes = Math.floor((options.maxQueueBytes ?? 16 << 20) / 2);
     this.#maxQueued = Math.max(2 * frames, Math.min(byTime, byBytes));
   }
 
