@@ -4,8 +4,12 @@
 //       the CPU backend with the default analysis and a display that acknowledges at once; and the
 //       source alone (blocks pulled, nothing done with them). Median of `--runs` runs × `--ceiling` s.
 //   (b) real time: the fake paced at `--rate` for `--seconds`: dropped samples, blocks, RSS.
+//   (c) the highest real-time rate: the fake paced at `--sweep` rates (default 3.2 to 51.2 Msamples/s,
+//       doubling) for `--ceiling` s each into a LiveSession: the share analysed and the frames dropped.
+//       Flooding the socket (a) measures the reading, not the pipeline: the event loop is kept busy with
+//       bytes it then drops, so (c) is the figure for "how fast a stream can the live view keep up with".
 //
-//   npx tsx bench/rtltcp.ts [--seconds 30] [--rate 3.2e6] [--ceiling 5] [--runs 3]
+//   npx tsx bench/rtltcp.ts [--seconds 30] [--rate 3.2e6] [--ceiling 5] [--runs 3] [--sweep 3.2e6,6.4e6]
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -22,6 +26,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '3.2e6' },
     ceiling: { type: 'string', default: '5' },
     runs: { type: 'string', default: '3' },
+    sweep: { type: 'string', default: '3.2e6,6.4e6,12.8e6,25.6e6,51.2e6' },
   },
 });
 const seconds = Number(values.seconds);
@@ -36,10 +41,10 @@ const fakeScript = new URL('../test/support/fake-rtltcp.ts', import.meta.url).pa
 const children: ChildProcess[] = [];
 
 /** A fake rtl_tcp server in its own process; resolves with its port. */
-async function startFake(paced: boolean): Promise<number> {
+async function startFake(paced: boolean, at = rate): Promise<number> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fakeScript, '--rate', String(rate), ...(paced ? [] : ['--unpaced'])],
+    ['--import', 'tsx', fakeScript, '--rate', String(at), ...(paced ? [] : ['--unpaced'])],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.push(child);
@@ -58,8 +63,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 
-function open(port: number): Promise<RtlTcpSource> {
-  return openRtlTcp({ host: '127.0.0.1', port, centerFrequency: 100e6, sampleRate: rate });
+function open(port: number, at: number): Promise<RtlTcpSource> {
+  return openRtlTcp({ host: '127.0.0.1', port, centerFrequency: 100e6, sampleRate: at });
 }
 
 interface Run {
@@ -76,10 +81,10 @@ interface Run {
 }
 
 /** Streams for `s` seconds into a LiveSession (analyse) or a loop that only pulls (source alone). */
-async function stream(port: number, s: number, analyse: boolean, backend: Backend): Promise<Run> {
+async function stream(port: number, s: number, analyse: boolean, backend: Backend, at = rate): Promise<Run> {
   const rssStart = process.memoryUsage().rss;
   let rssPeak = rssStart;
-  const src = await open(port);
+  const src = await open(port, at);
   let taken = 0;
   let blocks = 0;
   let session: LiveSession | null = null;
@@ -169,6 +174,18 @@ try {
   console.log(
     `expected frames ≈ ${Math.round(rate * seconds)} (${((r.taken / (rate * seconds)) * 100).toFixed(1)} % taken)`,
   );
+
+  // (c) the highest real-time rate
+  console.log(`\n(c) real time at rising rates, ${ceilingS} s each, into a LiveSession (CPU)`);
+  console.log('rate Ms/s   taken Ms/s   taken %   dropped frames');
+  for (const at of values.sweep.split(',').map(Number)) {
+    const port = await startFake(true, at);
+    const c = await stream(port, ceilingS, true, backend, at);
+    children.pop()?.kill('SIGTERM');
+    console.log(
+      `${(at / 1e6).toFixed(1).padStart(9)}   ${(c.taken / ceilingS / 1e6).toFixed(2).padStart(10)}   ${((c.taken / (at * ceilingS)) * 100).toFixed(1).padStart(7)}   ${String(c.dropped).padStart(14)}`,
+    );
+  }
   await backend.dispose();
 } finally {
   for (const c of children) c.kill('SIGTERM');
