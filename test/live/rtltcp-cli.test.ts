@@ -49,6 +49,23 @@ describe('phasor record from rtl_tcp', () => {
       let same = true;
       for (let i = 0; i < data.length && same; i++) same = data[i] === cycle[i % cycle.length];
       expect(same).toBe(true);
+
+      // The recording opens as what it is, and the carrier reads at its absolute frequency.
+      const info = await runCli(['info', out, '--json']);
+      expect(info.stderr).toBe('');
+      expect(JSON.parse(info.stdout)).toMatchObject({
+        format: 'sigmf',
+        encoding: 'cu8',
+        complex: true,
+        sampleRate: 1_024_000,
+        samples: 1_024_000,
+        centerFrequency: 100e6,
+      });
+      const peaks = await runCli(['peaks', out, '--json', '--count', '1']);
+      expect(peaks.code).toBe(0);
+      const [peak] = JSON.parse(peaks.stdout) as Array<{ frequency: number; level: number }>;
+      expect(Math.abs(peak.frequency - fake.carrier)).toBeLessThan(2);
+      expect(peak.level).toBeGreaterThan(-10);
     } finally {
       await fake.close();
     }
