@@ -64,6 +64,7 @@ describe('live session', () => {
     expect(info.width).toBe(512);
     expect(info.hop).toBe(512);
     expect(info.bins).toBe(1025);
+    expect(info.enbw).toBeCloseTo(1.5, 9); // the default window, hann
     expect(info.frequencyRange).toEqual([0, 24000]);
     const frames = session.stats().frames;
     expect(frames).toBe(200 * 240); // 5 ms blocks at 48 kHz
@@ -293,5 +294,21 @@ describe('live session', () => {
     expect(
       frequencyRange(p, { sampleRate: 2.4e6, complex: true, channels: 1, centerFrequency: 100e6 }),
     ).toEqual([100e6 - 1.2e6, 100e6 + 1.2e6 - 2.4e6 / 262144]);
+  });
+
+  it('gives the equivalent noise bandwidth of a window in bins, as SciPy has it', () => {
+    // N·Σw²/(Σw)² of scipy.signal.get_window(name, 4096) (periodic), in float64.
+    const scipy: Record<string, number> = {
+      hann: 1.5,
+      rectangular: 1,
+      blackmanharris: 2.0043529382170475,
+      flattop: 3.7702464474434287,
+    };
+    for (const [window, enbw] of Object.entries(scipy)) {
+      expect(planAnalysis({ ...defaultAnalysis, fft: 4096, window }, { complex: false }).enbw).toBeCloseTo(
+        enbw,
+        9,
+      );
+    }
   });
 });

@@ -94,6 +94,7 @@ export function liveInfo(extra: Partial<LiveInfo> = {}): LiveInfo {
     complex: false,
     fft: 2048,
     hop: 512,
+    enbw: 1.5,
     bins: 1025,
     width: 1025,
     frequencyRange: [0, 24000],

@@ -17,7 +17,7 @@
 // at the first block that carries the new centre, so peaks stay absolute and never mix two centres.
 
 import type { Backend, SpectrogramProcessor, SpectrogramRows } from '../backends/backend.js';
-import { getWindow } from '../dsp/index.js';
+import { getWindow, windowProperties } from '../dsp/index.js';
 import { InvalidArgumentError, PhasorError } from '../errors.js';
 import {
   analysisSchema,
@@ -72,6 +72,8 @@ export interface AnalysisPlan {
   fft: number;
   hop: number;
   window: Float32Array;
+  /** Equivalent noise bandwidth of the window (bins). */
+  enbw: number;
   bins: number;
   width: number;
   complex: boolean;
@@ -87,9 +89,11 @@ export function planAnalysis(analysis: Analysis, format: Pick<StreamFormat, 'com
   }
   const { fft, overlap, columns } = a.data;
   const hop = hopFromOverlap(fft, overlap);
-  const window = Float32Array.from(getWindow(a.data.window, fft));
+  const w = getWindow(a.data.window, fft);
+  const window = Float32Array.from(w);
+  const { enbw } = windowProperties(w);
   const bins = spectrumBins(fft, format.complex);
-  return { fft, hop, window, bins, width: Math.min(columns, bins), complex: format.complex };
+  return { fft, hop, window, enbw, bins, width: Math.min(columns, bins), complex: format.complex };
 }
 
 /** Frequencies (Hz) of the first and last bin: 0…(bins−1)·fs/n for real input; fftshift order around the
@@ -220,6 +224,7 @@ export class LiveSession {
       complex: f.complex,
       fft: plan.fft,
       hop: plan.hop,
+      enbw: plan.enbw,
       bins: plan.bins,
       width: plan.width,
       frequencyRange: frequencyRange(plan, f),

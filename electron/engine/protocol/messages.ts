@@ -119,6 +119,8 @@ export interface LiveInfo {
   centerFrequency?: number;
   fft: number;
   hop: number;
+  /** Equivalent noise bandwidth of the window, in bins (RBW = enbw · sampleRate / fft). */
+  enbw: number;
   /** Bins per frame before reduction. */
   bins: number;
   /** Values per row sent (≤ columns asked for). */
