@@ -11,6 +11,15 @@ import {
   OVERLAP_MAX,
 } from '../../../electron/engine/protocol/shape.js';
 import { colormapNames, type ColormapName } from './colormap.js';
+import {
+  LEVEL_UNITS,
+  TRACE_ALPHA_DEFAULT,
+  TRACE_FRAMES_DEFAULT,
+  TRACE_FRAMES_MAX,
+  TRACE_MODES,
+  type LevelUnit,
+  type TraceMode,
+} from './traces.js';
 
 export const SETTINGS_KEY = 'phasor.settings';
 export const SETTINGS_VERSION = 1;
@@ -30,6 +39,14 @@ export interface Settings {
   showAverage: boolean;
   showPeak: boolean;
   showMarkers: boolean;
+  /** The spectrum's main trace: clear-write or an average (lib/traces.ts), and its parameters. */
+  traceMode: TraceMode;
+  traceAlpha: number;
+  traceFrames: number;
+  /** Min hold trace (max hold is showPeak). */
+  showMin: boolean;
+  /** Levels shown per bin (dBFS) or as density (dBFS/Hz). */
+  levelUnit: LevelUnit;
   /** Last source kind picked ('' = the engine's default). */
   sourceKind: string;
   /** Parameters per source kind, so switching kinds keeps each one's values. */
@@ -51,6 +68,11 @@ export function defaultSettings(): Settings {
     showAverage: true,
     showPeak: true,
     showMarkers: true,
+    traceMode: 'clear',
+    traceAlpha: TRACE_ALPHA_DEFAULT,
+    traceFrames: TRACE_FRAMES_DEFAULT,
+    showMin: false,
+    levelUnit: 'dBFS',
     sourceKind: '',
     sourceParams: {},
   };
@@ -71,6 +93,11 @@ const fieldSchemas: { [K in keyof Settings]: z.ZodType<Settings[K]> } = {
   showAverage: z.boolean(),
   showPeak: z.boolean(),
   showMarkers: z.boolean(),
+  traceMode: z.enum(TRACE_MODES.map((m) => m.value) as [TraceMode, ...TraceMode[]]),
+  traceAlpha: z.number().gt(0).max(1),
+  traceFrames: z.number().int().min(2).max(TRACE_FRAMES_MAX),
+  showMin: z.boolean(),
+  levelUnit: z.enum(LEVEL_UNITS as [LevelUnit, ...LevelUnit[]]),
   sourceKind: z.string().max(32),
   sourceParams: z.record(z.string().max(32), z.record(z.string().max(64), paramValue)),
 };

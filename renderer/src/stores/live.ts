@@ -25,6 +25,7 @@ import {
 } from '../../../electron/engine/protocol/messages.js';
 import type { RowsMessage } from '../../../electron/engine/protocol/rows-codec.js';
 import { hooks } from '../lib/hooks.js';
+import { TraceModes, unitOffset } from '../lib/traces.js';
 import type { ParamValue } from '../lib/settings-schema.js';
 import { useConnectionStore } from './connection.js';
 import { coerceParam, fieldDefault, useSettingsStore } from './settings.js';
@@ -42,6 +43,10 @@ export interface Traces {
   peak: Float32Array;
   hasAverage: boolean;
   hasPeak: boolean;
+  /** The spectrum's trace modes (main trace, max and min hold) over every row drawn. */
+  modes: TraceModes;
+  /** Stream time (s) of the start of the latest row. */
+  time: number;
   /** Increments whenever the traces change (the plot redraws when it moves). */
   version: number;
 }
@@ -77,8 +82,34 @@ export const useLiveStore = defineStore('live', () => {
     peak: new Float32Array(0),
     hasAverage: false,
     hasPeak: false,
+    modes: markRaw(new TraceModes(traceSettings())),
+    time: NaN,
     version: 0,
   });
+
+  function traceSettings() {
+    return { mode: settings.s.traceMode, alpha: settings.s.traceAlpha, frames: settings.s.traceFrames };
+  }
+  watch(traceSettings, (t) => {
+    traces.modes.configure(t);
+    traces.version++;
+  });
+  /** dB added to per-bin dBFS levels to show them in the chosen unit (dBFS/Hz: −10·log10 RBW). */
+  const levelOffset = computed(() => {
+    const i = info.value;
+    return i ? unitOffset(settings.s.levelUnit, i.enbw, i.sampleRate, i.fft) : 0;
+  });
+  // The trace modes and holds belong to a frequency axis: another FFT size, width or range starts them
+  // again; a new session on the same axis (a source restarted) keeps them, as an analyzer's hold does.
+  watch(
+    () => {
+      const i = info.value;
+      return i ? `${i.fft} ${i.width} ${i.frequencyRange[0]} ${i.frequencyRange[1]}` : '';
+    },
+    (key) => {
+      if (key) traces.modes.reset();
+    },
+  );
 
   /** Where rows go to be drawn (the mounted waterfall), if anywhere. */
   let sink: ((m: RowsMessage) => void) | null = null;
@@ -233,11 +264,19 @@ export const useLiveStore = defineStore('live', () => {
     }
   }
 
+  /** While a reset is on its way, rows messages may still carry the engine's old peak: ignored. */
+  let holdFromRows = false;
+  /** Starts the max hold (the engine's and the display's) and the min hold again. */
   async function resetPeak(): Promise<void> {
+    traces.modes.resetHolds();
+    traces.version++;
+    holdFromRows = true;
     try {
       await connection.request('resetPeak', {});
     } catch (e) {
       lastError.value = message(e);
+    } finally {
+      holdFromRows = false;
     }
   }
 
@@ -277,6 +316,9 @@ export const useLiveStore = defineStore('live', () => {
     traces.hasPeak = !!m.peak;
     if (m.average) traces.average.set(m.average);
     if (m.peak) traces.peak.set(m.peak);
+    traces.modes.push(m.rows, m.count, w, holdFromRows ? null : m.peak);
+    const i = info.value;
+    if (i) traces.time = m.streamTime + (Math.max(1, m.count) - 1) * (i.hop / i.sampleRate);
     traces.version++;
   }
 
@@ -414,6 +456,7 @@ export const useLiveStore = defineStore('live', () => {
     devices,
     running,
     traces,
+    levelOffset,
     peaks,
     selectedKind,
     sourceParams,
