@@ -65,10 +65,20 @@ describe('reading a trace', () => {
     expect(indexOf(listed, 1e9)).toBe(levels.length - 1);
   });
 
-  it('reads levels linearly between columns', () => {
-    const f = 40.7 * DF;
-    const expected = levels[40] + 0.7 * (levels[41] - levels[40]);
-    expect(levelAt(grid, f)).toBeCloseTo(expected, 9);
+  it('reads levels between columns on the parabola through the nearest three', () => {
+    // x = 40.7: nearest column 41, t = −0.3; Lagrange through columns 40, 41, 42.
+    const [a, b, c] = [levels[40], levels[41], levels[42]];
+    const t = -0.3;
+    const expected = (a * t * (t - 1)) / 2 - b * (t + 1) * (t - 1) + (c * t * (t + 1)) / 2;
+    expect(levelAt(grid, 40.7 * DF)).toBeCloseTo(expected, 9);
+    // On an exact parabola it is exact between columns, but never above the highest of the three.
+    const parabola: Trace = {
+      levels: Array.from({ length: 11 }, (_, i) => 3 - (i - 5.3) ** 2),
+      f0: 0,
+      df: 1,
+    };
+    expect(levelAt(parabola, 5.3)).toBeCloseTo(3 - 0.3 ** 2, 12);
+    expect(levelAt(parabola, 2.45)).toBeCloseTo(3 - (2.45 - 5.3) ** 2, 12);
     expect(levelAt(grid, 40 * DF)).toBe(levels[40]);
     expect(levelAt(grid, -1)).toBeNaN();
   });
@@ -90,6 +100,8 @@ describe('peaks', () => {
       df: 10,
     };
     expect(peakFrequency(parabola, 5)).toBeCloseTo(153, 9);
+    // A lone column over the floor (an on-bin tone in columns of two bins) is not refined.
+    expect(peakFrequency({ levels: [-110, -12, -6, -110, -111], f0: 0, df: 10 }, 2)).toBe(20);
     // A Hann-windowed tone: within 0.1 bin of its frequency.
     for (const [f] of TONES)
       expect(Math.abs(peakFrequency(grid, Math.round(f / DF)) - f)).toBeLessThan(0.1 * DF);
@@ -131,9 +143,16 @@ describe('marker readings', () => {
     });
     expect(r[1].deltaFrequency).toBeCloseTo(7220.9 - 3010.3, 9);
     expect(r[1].deltaLevel).toBeCloseTo(l2 - l1, 12);
-    // The tones are 6.02 dB apart; between columns a marker reads the line between them, a little low.
-    expect(r[1].deltaLevel).toBeGreaterThan(-6.02 - 1.5);
-    expect(r[1].deltaLevel).toBeLessThan(-6.02 + 1.5);
+    // Markers on the refined peaks read the peak bins: the tones' levels, 6.02 dB apart, less the
+    // scalloping of tones 0.22 and 0.04 bin off their bins (Hann: under 0.3 dB).
+    const onPeaks = readMarkers(
+      TONES.slice(0, 2).map(([f], i) => ({ id: i + 1, frequency: peakFrequency(grid, Math.round(f / DF)) })),
+      grid,
+      1,
+    );
+    expect(onPeaks[0].level).toBe(levels[Math.round(3010.3 / DF)]);
+    expect(Math.abs(onPeaks[0].level - 20 * Math.log10(0.5))).toBeLessThan(0.3);
+    expect(Math.abs(onPeaks[1].deltaLevel - 20 * Math.log10(0.5))).toBeLessThan(0.3);
     expect(readMarkers(markers, grid, null)[1].deltaLevel).toBeNaN();
   });
 });

@@ -1,4 +1,4 @@
-// Placed markers on a spectrum trace: reading a level at any frequency (linear between columns), finding
+// Placed markers on a spectrum trace: reading a level at any frequency (between columns), finding
 // peaks, snapping to the peak near a frequency, and "next peak" (the next lower one, as an analyzer's
 // Next Peak key does). Pure functions over a generic trace, so any view with a spectrum can use them.
 
@@ -72,18 +72,35 @@ export function indexOf(trace: Trace, f: number): number {
   return Math.min(n - 1, Math.max(0, x));
 }
 
-/** Level at frequency `f`: linear in dB between the two nearest columns (NaN outside or with no data). */
+/**
+ * Level at frequency `f` (NaN outside the trace or with no data): the parabola (in dB) through the
+ * nearest column and its two neighbours, kept within their range (display columns are the highest of
+ * their bins: nothing above them is in the data), so a marker on a refined peak reads the peak column
+ * rather than a chord below it; linear where a neighbour is missing.
+ */
 export function levelAt(trace: Trace, f: number): number {
-  const n = trace.levels.length;
+  const v = trace.levels;
+  const n = v.length;
   if (n === 0 || f < frequencyAt(trace, 0) || f > frequencyAt(trace, n - 1)) return NaN;
   const x = indexOf(trace, f);
-  const i = Math.min(n - 2, Math.floor(x));
-  if (i < 0) return trace.levels[0];
+  if (n < 3) {
+    const i = Math.min(n - 2, Math.floor(x));
+    return i < 0 ? v[0] : v[i] + (x - i) * (v[i + 1] - v[i]);
+  }
+  const i = Math.min(n - 2, Math.max(1, Math.round(x)));
   const t = x - i;
-  const a = trace.levels[i];
-  const b = trace.levels[i + 1];
-  return t === 0 ? a : t === 1 ? b : a + t * (b - a);
+  const a = v[i - 1];
+  const b = v[i];
+  const c = v[i + 1];
+  if (t === 0) return b;
+  if (!Number.isFinite(a + c)) return t > 0 ? b + t * (c - b) : b - t * (a - b);
+  const q = b + (t * (c - a)) / 2 + (t * t * (a - 2 * b + c)) / 2;
+  return Math.min(Math.max(a, b, c), Math.max(Math.min(a, b, c), q));
 }
+
+/** A peak is refined only when both neighbours lie within this many dB of it (a main lobe, not a lone
+ * column above the floor, where a parabola means nothing). */
+export const REFINE_WITHIN_DB = 20;
 
 /**
  * Frequency of the peak at column `i`, refined by the parabola through it and its neighbours (in dB),
@@ -96,7 +113,8 @@ export function peakFrequency(trace: Trace, i: number): number {
   const b = v[i];
   const c = v[i + 1];
   const den = a - 2 * b + c;
-  if (!(den < 0) || !Number.isFinite(a + b + c)) return frequencyAt(trace, i);
+  if (!(den < 0) || !Number.isFinite(a + b + c) || Math.min(a, c) < b - REFINE_WITHIN_DB)
+    return frequencyAt(trace, i);
   const d = Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / den));
   return frequencyAt(trace, i + d);
 }

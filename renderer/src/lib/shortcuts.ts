@@ -14,7 +14,12 @@ export type ShortcutAction =
   | 'logAxis'
   | 'panLeft'
   | 'panRight'
-  | 'record';
+  | 'record'
+  | 'autoRange'
+  | 'addMarker'
+  | 'snapMarker'
+  | 'nextPeak'
+  | 'removeMarker';
 
 export interface KeyLike {
   key: string;
@@ -32,7 +37,12 @@ export const SHORTCUTS: Array<{ keys: string; action: ShortcutAction; label: str
   { keys: 'Shift + wheel', action: 'zoomIn', label: 'Zoom in time; drag up/down to scroll back' },
   { keys: 'C', action: 'colormap', label: 'Next colormap' },
   { keys: 'L', action: 'logAxis', label: 'Linear / logarithmic frequency axis' },
-  { keys: 'P', action: 'resetPeak', label: 'Reset peak hold' },
+  { keys: 'P', action: 'resetPeak', label: 'Reset max and min hold' },
+  { keys: 'A', action: 'autoRange', label: 'Auto range: fit the levels to the noise floor and the peaks' },
+  { keys: 'M', action: 'addMarker', label: 'Place a marker on the strongest peak not marked yet' },
+  { keys: 'K', action: 'snapMarker', label: 'Move the selected marker to the peak near it' },
+  { keys: 'N', action: 'nextPeak', label: 'Move the selected marker to the next lower peak' },
+  { keys: 'Delete', action: 'removeMarker', label: 'Remove the selected marker' },
   { keys: 'S', action: 'snapshot', label: 'Save a PNG snapshot' },
   { keys: 'R', action: 'record', label: 'Record the source to a file / stop recording' },
   { keys: '?', action: 'help', label: 'This help' },
@@ -84,6 +94,21 @@ export function shortcutFor(e: KeyLike): ShortcutAction | null {
     case 'r':
     case 'R':
       return 'record';
+    case 'a':
+    case 'A':
+      return 'autoRange';
+    case 'm':
+    case 'M':
+      return 'addMarker';
+    case 'k':
+    case 'K':
+      return 'snapMarker';
+    case 'n':
+    case 'N':
+      return 'nextPeak';
+    case 'Delete':
+    case 'Backspace':
+      return 'removeMarker';
     case '?':
       return 'help';
     default:
