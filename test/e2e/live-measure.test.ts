@@ -2,7 +2,8 @@
 // headless Chromium, on the generator with two tones (the tone, and a chirp held at one frequency).
 // Places two markers and reads their differences, holds a tone that has gone in max hold, fits the level
 // range, exports the traces as CSV, and switches the levels to dBFS/Hz.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
@@ -26,6 +27,14 @@ let server: Server;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
+/** Where screenshots go when PHASOR_SHOTS names a folder (for a person to look at). */
+const SHOTS = process.env.PHASOR_SHOTS;
+
+async function shot(name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, name) });
+}
 
 async function until(expression: string, timeout = 20_000): Promise<void> {
   const end = Date.now() + timeout;
@@ -138,6 +147,7 @@ describe('measuring on the live spectrum', () => {
       `[...document.querySelectorAll('[data-test="marker-row"]')].every((r) => Number.isFinite(Number(r.dataset.level)))`,
     );
     const colHz = await columnHz();
+    await shot('e2e-live-markers.png');
     const read = async (i: number, name: string) => Number(await rows.nth(i).getAttribute(`data-${name}`));
     // The first marker sits on the strongest tone (the reference), the second on the other.
     expect(Math.abs((await read(0, 'frequency')) - TONE_A)).toBeLessThan(colHz);
@@ -225,6 +235,7 @@ describe('measuring on the live spectrum', () => {
     await page.check('[data-test="min-hold"]');
     await page.click('[data-test="reset-hold"]');
     await waitForRows(30);
+    await shot('e2e-live-holds.png');
     const after = await exportCsv();
     expect(after.header).toEqual([
       'frequency (Hz)',
