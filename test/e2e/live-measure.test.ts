@@ -173,6 +173,44 @@ describe('measuring on the live spectrum', () => {
     );
   });
 
+  it('places a marker with Shift+click, snaps it to the peak, drags it and removes it', async () => {
+    await page.click('[data-test="marker-clear"]');
+    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
+    const info = (await page.evaluate('window.__phasor.info')) as { frequencyRange: [number, number] };
+    const [f0, f1] = info.frequencyRange;
+    const box = (await page.locator('[data-test="spectrum-area"]').boundingBox())!;
+    const xOf = (f: number): number => box.x + ((f - f0) / (f1 - f0)) * box.width;
+    const pxHz = (f1 - f0) / box.width;
+    const y = box.y + box.height / 2;
+    const row = page.locator('[data-test="marker-row"]').first();
+    const freq = async () => Number(await row.getAttribute('data-frequency'));
+    // Shift+click 8 columns beside the second tone: the marker lands where the pointer is.
+    const colHz = await columnHz();
+    await page.keyboard.down('Shift');
+    await page.mouse.click(xOf(TONE_B + 8 * colHz), y);
+    await page.keyboard.up('Shift');
+    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 1`, 5000);
+    expect(Math.abs((await freq()) - (TONE_B + 8 * colHz))).toBeLessThan(pxHz);
+    // K snaps it to the tone (within ±10 columns).
+    await page.keyboard.press('k');
+    await until(
+      `Math.abs(Number(document.querySelector('[data-test="marker-row"]').dataset.frequency) - ${TONE_B}) < ${colHz}`,
+      5000,
+    );
+    // Dragging the marker moves it, not the view.
+    const from = xOf(await freq());
+    await page.mouse.move(from, y);
+    await page.mouse.down();
+    await page.mouse.move(from + 60, y, { steps: 4 });
+    await page.mouse.move(xOf(12000), y, { steps: 4 });
+    await page.mouse.up();
+    expect(Math.abs((await freq()) - 12000)).toBeLessThan(pxHz);
+    // The view did not pan: nothing to reset.
+    expect(await page.locator('button[title^="Show the whole spectrum"]').isDisabled()).toBe(true);
+    await page.keyboard.press('Delete');
+    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
+  });
+
   it('fits the level range to the floor and the peaks with A', async () => {
     await page.fill('[data-test="db-min"]', '-300');
     await page.press('[data-test="db-min"]', 'Enter');

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { sanitizeSettings } from '../../renderer/src/lib/settings-schema.js';
+import { SHORTCUTS, shortcutFor } from '../../renderer/src/lib/shortcuts.js';
 import { spectrumCsv } from '../../renderer/src/lib/spectrum-csv.js';
 import { autoRange, medianLevel, rbwHz, TraceModes, unitOffset } from '../../renderer/src/lib/traces.js';
 
@@ -169,5 +171,36 @@ describe('spectrum CSV', () => {
       '23.438,-100,-90.25',
       '',
     ]);
+  });
+});
+
+describe('trace settings and keys', () => {
+  it('keeps valid stored trace settings and drops each invalid one on its own', () => {
+    const notes: string[] = [];
+    const s = sanitizeSettings(
+      { traceMode: 'linear', traceFrames: 1, traceAlpha: 0.05, levelUnit: 'dBm', showMin: true },
+      notes,
+    );
+    expect(s).toMatchObject({
+      traceMode: 'linear',
+      traceFrames: 16,
+      traceAlpha: 0.05,
+      levelUnit: 'dBFS',
+      showMin: true,
+    });
+    expect(notes).toHaveLength(2);
+  });
+
+  it('maps A, M, K, N and Delete to the measurements, never from a text field, each one listed', () => {
+    expect(shortcutFor({ key: 'a' })).toBe('autoRange');
+    expect(shortcutFor({ key: 'M' })).toBe('addMarker');
+    expect(shortcutFor({ key: 'k' })).toBe('snapMarker');
+    expect(shortcutFor({ key: 'n' })).toBe('nextPeak');
+    expect(shortcutFor({ key: 'Delete' })).toBe('removeMarker');
+    expect(shortcutFor({ key: 'Backspace', target: { tagName: 'INPUT', type: 'number' } })).toBe(null);
+    expect(shortcutFor({ key: 'm', target: { tagName: 'INPUT', type: 'text' } })).toBe(null);
+    for (const a of ['autoRange', 'addMarker', 'snapMarker', 'nextPeak', 'removeMarker']) {
+      expect(SHORTCUTS.some((s) => s.action === a)).toBe(true);
+    }
   });
 });
