@@ -102,8 +102,9 @@ describe('openFile / closeFile', () => {
       bytes: 8 * N,
     });
     expect(info.annotations).toEqual([
-      { start: 100, label: 'start' },
+      { id: 1, start: 100, label: 'start' },
       {
+        id: 0,
         start: 5000,
         count: 2000,
         freqLower: 433.96e6,

@@ -47,12 +47,14 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** SigMF annotations (core:sample_start, core:sample_count, core:freq_lower_edge…) as the view draws them. */
+/** SigMF annotations (core:sample_start, core:sample_count, core:freq_lower_edge…) as the view draws them,
+ * each with its place in the list as id. */
 export function mapAnnotations(sigmf: SigmfMetadata | undefined, warnings: string[]): Annotation[] {
   const list = sigmf?.annotations ?? [];
   const out: Annotation[] = [];
   let skipped = 0;
-  for (const a of list) {
+  for (let id = 0; id < list.length; id++) {
+    const a = list[id];
     const start = num(a['core:sample_start']);
     if (start === undefined || start < 0) {
       skipped++;
@@ -62,7 +64,7 @@ export function mapAnnotations(sigmf: SigmfMetadata | undefined, warnings: strin
       warnings.push(`only the first ${MAX_ANNOTATIONS} of ${list.length} annotations are shown`);
       break;
     }
-    const x: Annotation = { start };
+    const x: Annotation = { id, start };
     const count = num(a['core:sample_count']);
     const lo = num(a['core:freq_lower_edge']);
     const hi = num(a['core:freq_upper_edge']);

@@ -31,7 +31,9 @@ import { checkChannel, channelOf } from '../pipeline/channels.js';
 import { correlateSources } from '../pipeline/correlate.js';
 import { filterSource } from '../pipeline/filter.js';
 import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
+import type { AnnotationEdit } from '../io/sigmf-annotations.js';
 import type {
+  AnnotationsResult,
   ApplyFilterResult,
   BenchResult,
   BackendDetails,
@@ -48,6 +50,7 @@ import type {
 import { encodeBinaryReply } from '../protocol/rows-codec.js';
 import { toFloat32, valuesPerFrame } from '../types.js';
 import { FileAccess } from './access.js';
+import { FileAnnotations } from './annotations.js';
 import { designFilter } from './design.js';
 import { listDirectory } from './directory.js';
 import { Envelope } from './envelope.js';
@@ -77,6 +80,9 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
   'correlate',
   'listBackends',
   'runBench',
+  'addAnnotation',
+  'updateAnnotation',
+  'deleteAnnotation',
 ]);
 
 /** Largest readSamples reply, in float32 values (64 MiB). */
@@ -178,6 +184,7 @@ export class OfflineWork {
   readonly #files: FileRegistry;
   readonly #jobs: JobRunner;
   readonly #access: FileAccess;
+  readonly #annotations: FileAnnotations;
   readonly #drained: () => Promise<void>;
   readonly #budget = new ByteBudget(MAX_PENDING_REPLY_BYTES);
   /** Budget bytes each job holds (by request id) until its reply has gone out. */
@@ -193,6 +200,7 @@ export class OfflineWork {
     this.#post = post;
     this.#files = new FileRegistry(options.onWarning);
     this.#access = options.access ?? new FileAccess('any');
+    this.#annotations = new FileAnnotations(this.#access);
     this.#drained = options.drained ?? (() => Promise.resolve());
     this.#jobs = new JobRunner({
       send: (data: ProgressEvent) => this.#post({ type: 'event', event: 'progress', data }),
@@ -283,6 +291,7 @@ export class OfflineWork {
         return { json: await this.#openFile(params as Params<'openFile'>) };
       case 'closeFile':
         await this.#files.close((params as Params<'closeFile'>).file);
+        this.#annotations.forget((params as Params<'closeFile'>).file);
         return { json: {} };
       case 'listDirectory':
         return { json: await listDirectory((params as Params<'listDirectory'>).path, this.#access) };
@@ -300,6 +309,19 @@ export class OfflineWork {
         return { json: { backends: await this.#engine.backendDetails() } };
       case 'runBench':
         return { json: await this.#runBench(params as Params<'runBench'>, ctx) };
+      case 'addAnnotation': {
+        const p = params as Params<'addAnnotation'>;
+        return { json: await this.#editAnnotations(p.file, { op: 'add', fields: p.annotation }, ctx) };
+      }
+      case 'updateAnnotation': {
+        const p = params as Params<'updateAnnotation'>;
+        const edit = { op: 'update', index: p.id, fields: p.annotation } as const;
+        return { json: await this.#editAnnotations(p.file, edit, ctx) };
+      }
+      case 'deleteAnnotation': {
+        const p = params as Params<'deleteAnnotation'>;
+        return { json: await this.#editAnnotations(p.file, { op: 'delete', index: p.id }, ctx) };
+      }
       default:
         throw new InvalidArgumentError(`${method} is not an offline request`);
     }
@@ -320,7 +342,22 @@ export class OfflineWork {
         throw err;
       }
     }
+    const opened = this.#files.acquire(info.file, () => undefined);
+    try {
+      await this.#annotations.opened(info, opened.source);
+    } finally {
+      opened.release();
+    }
     return info;
+  }
+
+  async #editAnnotations(file: number, edit: AnnotationEdit, ctx: JobContext): Promise<AnnotationsResult> {
+    const lease = this.#lease(file, ctx);
+    try {
+      return await this.#annotations.edit(lease.info, lease.source, edit);
+    } finally {
+      lease.release();
+    }
   }
 
   async #fileSpectrogram(p: Params<'fileSpectrogram'>, ctx: JobContext): Promise<Outcome> {

@@ -147,10 +147,31 @@ const fileId = z.number().int().min(0);
 const frame = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const hz = z.number().min(-1e12).max(1e12);
 
+/** Longest annotation label and comment (characters). */
+export const ANNOTATION_LABEL_MAX = 1000;
+export const ANNOTATION_COMMENT_MAX = 100_000;
+
+/** An annotation's fields as an edit writes them: an absent one is removed from the annotation. */
+export const annotationFieldsSchema = z
+  .object({
+    start: frame,
+    count: frame.min(1).optional(),
+    freqLower: hz.optional(),
+    freqUpper: hz.optional(),
+    label: z.string().max(ANNOTATION_LABEL_MAX).optional(),
+    comment: z.string().max(ANNOTATION_COMMENT_MAX).optional(),
+  })
+  .refine((a) => a.freqLower === undefined || a.freqUpper === undefined || a.freqLower <= a.freqUpper, {
+    message: 'freqLower must not be above freqUpper',
+  });
+const annotationId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 export const filterKindSchema = z.enum(['lowpass', 'highpass', 'bandpass', 'bandstop']);
 export type FilterKind = z.infer<typeof filterKindSchema>;
 
 export interface Annotation {
+  /** Its place in the .sigmf-meta's annotations array as last read or written: what an edit names. */
+  id?: number;
   /** First frame (SigMF core:sample_start). */
   start: number;
   count?: number;
@@ -178,6 +199,8 @@ export interface FileInfo {
   promisedSamples?: number;
   bytes: number;
   annotations: Annotation[];
+  /** Why its annotations cannot be edited (not a SigMF pair, a .sigmf archive, not writable here). */
+  annotationsLocked?: string;
   /** Non-fatal problems found when opening (e.g. truncated). */
   warnings: string[];
 }
@@ -212,6 +235,13 @@ export interface FileSpectrogramResult {
   hop: number;
   /** Frequency range of the image, bottom to top (Hz, absolute for I/Q with a known centre). */
   frequencyRange: [number, number];
+}
+
+/** The annotations of a file after an edit (addAnnotation, updateAnnotation, deleteAnnotation). */
+export interface AnnotationsResult {
+  annotations: Annotation[];
+  /** Where the added or updated annotation now stands (its new id). */
+  id?: number;
 }
 
 export interface FilterResponse {
@@ -433,6 +463,11 @@ export const requestSchemas = {
       .optional(),
   }),
   cancel: z.object({ request: z.number().int().min(0) }),
+  /** SigMF annotations of an open recording, saved to its .sigmf-meta at once (refused when the file
+   * changed on disk since it was opened); each replies with the file's annotations as now saved. */
+  addAnnotation: z.object({ file: fileId, annotation: annotationFieldsSchema }),
+  updateAnnotation: z.object({ file: fileId, id: annotationId, annotation: annotationFieldsSchema }),
+  deleteAnnotation: z.object({ file: fileId, id: annotationId }),
 
   /** A tunable live source (LiveInfo.tunable) moves to a new centre frequency without reconnecting; the
    * reply is the session's new LiveInfo (its frequencyRange and peaks follow). */
@@ -466,6 +501,9 @@ export interface MethodResults {
   listBackends: { backends: BackendDetails[] };
   runBench: BenchResult;
   cancel: { cancelled: boolean };
+  addAnnotation: AnnotationsResult;
+  updateAnnotation: AnnotationsResult;
+  deleteAnnotation: AnnotationsResult;
   retune: LiveInfo;
   recordStart: RecordingStatus;
   recordStop: RecordingStatus;
