@@ -36,3 +36,20 @@ export {
 export { WindowResponse, windowResponse } from './response.js';
 export { welch, type WelchOptions, type WelchResult } from './welch.js';
 export { findPeaks, type FindPeaksOptions, type Peak } from './peaks.js';
+export {
+  MEASURE_BAND_BINS_MIN,
+  MEASURE_FFT_MAX,
+  MEASURE_HARMONICS_MAX,
+  MEASURE_SEGMENTS_MIN,
+  OCCUPIED_FRACTION,
+  TONE_ABOVE_NOISE_DB,
+  measureBlocks,
+  measureFftSize,
+  measureSamples,
+  measureSpectrum,
+  type BandMeasurement,
+  type Harmonic,
+  type MeasureBandOptions,
+  type MeasureOptions,
+  type ThdMeasurement,
+} from './measure.js';

@@ -171,3 +171,33 @@ export function streamBand(sampleRate: number, complex: boolean, centre = 0): [n
 export function responseFrequency(i: number, points: number, fs: number): number {
   return points > 1 ? (i * (fs / 2)) / (points - 1) : 0;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Resolution bandwidth
+
+/** Equivalent noise bandwidth (bins, N·Σw²/(Σw)²) of each periodic window of dsp/windows.ts: exact at every
+ * size ≥ 16 for the cosine-sum windows, the large-N value for kaiser at its default β (within 3e-4 of it
+ * from N = 16 on). The engine computes the exact value from the window (windowProperties); this table lets
+ * the renderer show an RBW without the window's samples. test/dsp/enbw.test.ts holds it to the windows. */
+export const WINDOW_ENBW: Readonly<Record<string, number>> = {
+  rectangular: 1,
+  hann: 1.5,
+  hamming: 1.3628257887517146,
+  blackman: 1.7267573696145126,
+  blackmanharris: 2.0043529382170475,
+  flattop: 3.7702464474434283,
+  kaiser: 1.7213742270351535,
+};
+
+/** ENBW (bins) of a window by its canonical name ('hann', 'kaiser', 'kaiser:8.6'); undefined for a kaiser
+ * of another β (the engine reports the exact value of any window). */
+export function windowEnbw(window: string): number | undefined {
+  const text = window.trim().toLowerCase();
+  const name = text === 'kaiser:8.6' ? 'kaiser' : text;
+  return Object.hasOwn(WINDOW_ENBW, name) ? WINDOW_ENBW[name] : undefined;
+}
+
+/** Resolution bandwidth (Hz) of an fft-point spectrum through a window of `enbw` bins: ENBW·fs/N. */
+export function resolutionBandwidth(enbw: number, sampleRate: number, fft: number): number {
+  return enbw * binWidth(sampleRate, fft);
+}
