@@ -22,6 +22,7 @@ type Register = (program: Command) => void;
 const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['info', async () => (await import('./commands/info.js')).registerInfo],
   ['peaks', async () => (await import('./commands/peaks.js')).registerPeaks],
+  ['measure', async () => (await import('./commands/measure.js')).registerMeasure],
   ['spectrogram', async () => (await import('./commands/spectrogram.js')).registerSpectrogram],
   ['filter', async () => (await import('./commands/filter.js')).registerFilter],
   ['correlate', async () => (await import('./commands/correlate.js')).registerCorrelate],

@@ -23,6 +23,7 @@
 
 import type { Backend } from '../backends/backend.js';
 import { InvalidArgumentError } from '../errors.js';
+import type { MeasureHarmonic, MeasureResult, MeasureThd } from '../protocol/messages.js';
 import {
   DEFAULT_WINDOW,
   WELCH_FFT_SIZE_MIN,
@@ -54,48 +55,10 @@ const LEAK_REACH = 1024;
 /** Alternate fits of the components' powers and of the noise (converged to < 0.001 dB by the third). */
 const FIT_PASSES = 3;
 
-export interface Harmonic {
-  /** 2, 3, … */
-  order: number;
-  /** Hz (absolute for I/Q with a known centre). */
-  frequency: number;
-  /** dBFS. */
-  level: number;
-}
-
-export interface ThdMeasurement {
-  /** Frequency of the fundamental (the tone), Hz. */
-  fundamental: number;
-  /** Level of the fundamental, dBFS. */
-  level: number;
-  thdPercent: number;
-  thdDb: number;
-  thdnPercent: number;
-  thdnDb: number;
-  harmonics: Harmonic[];
-}
-
-export interface BandMeasurement {
-  /** The band measured (Hz), after clipping to the spectrum. */
-  band: [number, number];
-  /** dBFS. */
-  bandPower: number;
-  occupiedBandwidth?: { width: number; lower: number; upper: number };
-  /** Tone over noise, dB. */
-  snr?: number;
-  /** Frequency (Hz) and level (dBFS) of the tone the SNR and THD refer to. */
-  tone?: { frequency: number; level: number };
-  thd?: ThdMeasurement;
-  /** Why a measurement above is absent. */
-  missing: { occupiedBandwidth?: string; snr?: string; thd?: string };
-  /** Equivalent noise bandwidth of the window, bins. */
-  enbw: number;
-  /** Resolution bandwidth ENBW·fs/N, Hz. */
-  rbw: number;
-  fft: number;
-  segments: number;
-  binWidth: number;
-}
+/** The result types are the protocol's (declared once): the measurements without the frame range. */
+export type Harmonic = MeasureHarmonic;
+export type ThdMeasurement = MeasureThd;
+export type BandMeasurement = Omit<MeasureResult, 'start' | 'end' | 'window'>;
 
 export interface MeasureBandOptions {
   /** Band edges (Hz, absolute for I/Q with a known centre); default the whole spectrum. */

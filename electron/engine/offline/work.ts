@@ -30,6 +30,7 @@ import {
 import { checkChannel, channelOf } from '../pipeline/channels.js';
 import { correlateSources } from '../pipeline/correlate.js';
 import { filterSource } from '../pipeline/filter.js';
+import { measureSource } from '../pipeline/measure.js';
 import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
 import type { AnnotationEdit } from '../io/sigmf-annotations.js';
 import type {
@@ -41,6 +42,7 @@ import type {
   CorrelateResult,
   FileInfo,
   FileSpectrogramResult,
+  MeasureResult,
   Method,
   ProgressEvent,
   SamplesResult,
@@ -78,6 +80,7 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
   'designFilter',
   'applyFilter',
   'correlate',
+  'measure',
   'listBackends',
   'runBench',
   'addAnnotation',
@@ -305,6 +308,8 @@ export class OfflineWork {
         return { json: await this.#applyFilter(params as Params<'applyFilter'>, ctx) };
       case 'correlate':
         return this.#correlate(params as Params<'correlate'>, ctx);
+      case 'measure':
+        return { json: await this.#measure(params as Params<'measure'>, ctx) };
       case 'listBackends':
         return { json: { backends: await this.#engine.backendDetails() } };
       case 'runBench':
@@ -490,6 +495,26 @@ export class OfflineWork {
     } finally {
       template?.release();
       signal.release();
+    }
+  }
+
+  async #measure(p: Params<'measure'>, ctx: JobContext): Promise<MeasureResult> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      const { fLow, fHigh, fft } = p;
+      return await measureSource(await this.#backend(), lease.source, {
+        start: p.start,
+        ...(p.end !== undefined ? { end: p.end } : {}),
+        ...(fLow !== undefined ? { fLow } : {}),
+        ...(fHigh !== undefined ? { fHigh } : {}),
+        ...(fft !== undefined ? { fft } : {}),
+        channel: p.channel,
+        window: p.window,
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+      });
+    } finally {
+      lease.release();
     }
   }
 

@@ -291,6 +291,58 @@ export interface SamplesResult {
   complex: boolean;
 }
 
+/** One harmonic of a measured tone. */
+export interface MeasureHarmonic {
+  /** 2, 3, … */
+  order: number;
+  /** Hz (absolute for I/Q with a known centre). */
+  frequency: number;
+  /** dBFS. */
+  level: number;
+}
+
+/** THD and THD+N of the band's tone (engine/dsp/measure.ts states the definitions). */
+export interface MeasureThd {
+  /** Frequency (Hz) and level (dBFS) of the fundamental: the band's strongest tone. */
+  fundamental: number;
+  level: number;
+  /** √(Σ harmonic power / fundamental power), as % and in dB. */
+  thdPercent: number;
+  thdDb: number;
+  /** √((Σ harmonic + noise power) / fundamental power), as % and in dB. */
+  thdnPercent: number;
+  thdnDb: number;
+  harmonics: MeasureHarmonic[];
+}
+
+/** Band measurements of a frame range (measure); a value that cannot be measured is absent, and
+ * `missing` says why. */
+export interface MeasureResult {
+  /** Frames measured. */
+  start: number;
+  end: number;
+  /** The band measured (Hz), clipped to the signal's spectrum. */
+  band: [number, number];
+  /** Power in the band, dBFS (a full-scale sine reads 0). */
+  bandPower: number;
+  /** The band holding 99 % of the band power, between its 0.5 % and 99.5 % points (Hz). */
+  occupiedBandwidth?: { width: number; lower: number; upper: number };
+  /** Tone power over the noise in the band (tone, harmonics and DC left out), dB. */
+  snr?: number;
+  /** The strongest tone in the band: Hz, dBFS. */
+  tone?: { frequency: number; level: number };
+  thd?: MeasureThd;
+  missing: { occupiedBandwidth?: string; snr?: string; thd?: string };
+  /** Equivalent noise bandwidth of the window (bins) and the resolution bandwidth ENBW·fs/fft (Hz). */
+  enbw: number;
+  rbw: number;
+  fft: number;
+  window: string;
+  /** Welch segments averaged, and the bin width (Hz). */
+  segments: number;
+  binWidth: number;
+}
+
 export interface BackendDetails extends BackendState {
   details?: Record<string, string | number>;
 }
@@ -440,6 +492,19 @@ export const requestSchemas = {
     channel: z.number().int().min(0).max(1023).default(0),
     points: z.number().int().min(16).max(65536).default(4096),
   }),
+  /** Band power, occupied bandwidth, SNR and THD of frames [start, end) of one channel, in [fLow, fHigh]
+   * (Hz, absolute for I/Q with a centre; default the whole spectrum). FFT size default: from the range's
+   * length and the band (engine/dsp/measure.ts measureFftSize). A long request (progress, cancel). */
+  measure: z.object({
+    file: fileId,
+    start: frame.default(0),
+    end: frame.optional(),
+    fLow: hz.optional(),
+    fHigh: hz.optional(),
+    channel: z.number().int().min(0).max(1023).default(0),
+    window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
+    fft: z.number().int().min(FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
+  }),
   listBackends: z.object({}),
   runBench: z.object({
     backends: z.array(z.string().min(1).max(32)).min(1).max(8),
@@ -498,6 +563,7 @@ export interface MethodResults {
   designFilter: FilterDesignResult;
   applyFilter: ApplyFilterResult;
   correlate: CorrelateResult & { data: Float32Array };
+  measure: MeasureResult;
   listBackends: { backends: BackendDetails[] };
   runBench: BenchResult;
   cancel: { cancelled: boolean };
