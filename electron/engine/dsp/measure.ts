@@ -15,8 +15,8 @@
 // - tone and harmonic power: a² of a component spreading a²·G(k − p) into bin k (G: the window's power
 //   response, response.ts), fitted over its main lobe's bins after taking off the noise and the others.
 // - noise: the mean power per bin of the band's bins outside the main lobes of DC, the tone and its
-//   harmonics, less the tone's and harmonics' leakage (side lobes), times the band's width (so those
-//   lobes' share of the noise is counted too).
+//   harmonics and outside their skirts (where their side lobes stand above the noise), less their
+//   modelled side lobes, times the band's width (so the share of the bins left out is counted too).
 // - SNR = tone / noise; harmonics are distortion, not noise (THD+N counts both).
 // - THD = √(Σ harmonic / tone), harmonics 2…MEASURE_HARMONICS_MAX at or below the band's upper edge;
 //   THD+N = √((Σ harmonic + noise) / tone).
@@ -52,8 +52,8 @@ export const MEASURE_FFT_MAX = 1 << 16;
 export const MEASURE_BAND_BINS_MIN = 64;
 /** Bins either side of a component over which its leakage is taken off the noise. */
 const LEAK_REACH = 1024;
-/** Alternate fits of the components' powers and of the noise (converged to < 0.001 dB by the third). */
-const FIT_PASSES = 3;
+/** Alternate fits of the components' powers and of the noise (the skirts need a noise estimate first). */
+const FIT_PASSES = 4;
 
 /** The result types are the protocol's (declared once): the measurements without the frame range. */
 export type Harmonic = MeasureHarmonic;
@@ -264,15 +264,25 @@ export function measureSpectrum(spectrum: WelchResult, options: MeasureBandOptio
       }
       c.a2 = m > 0 ? Math.max(0, s / m) : 0;
     }
-    let sum = 0;
-    keptWeight = 0;
-    for (let k = first; k <= last; k++) {
-      if (!excluded[k] && weight[k] > 0) {
-        sum += weight[k] * Math.max(0, power[k] - leak(k));
-        keptWeight += weight[k];
+    // Bins where the components' modelled leakage stands above the noise are left out too: there the
+    // random cross term of a tone and the noise (zero mean, but of the order of √(leak·noise)) would
+    // swamp the noise. Without a noise estimate yet (or when that would leave nothing), only the lobes.
+    const noiseOver = (skirtFloor: number): [number, number] => {
+      let sum = 0;
+      let w = 0;
+      for (let k = first; k <= last; k++) {
+        if (excluded[k] || !(weight[k] > 0)) continue;
+        const l = leak(k);
+        if (skirtFloor > 0 && l > skirtFloor) continue;
+        sum += weight[k] * (power[k] - l);
+        w += weight[k];
       }
-    }
-    density = keptWeight > 0 ? sum / keptWeight : 0;
+      return [sum, w];
+    };
+    let [sum, w] = noiseOver(density);
+    if (w === 0) [sum, w] = noiseOver(0);
+    keptWeight = w;
+    density = w > 0 ? Math.max(0, sum / w) : 0;
   };
   // The first pass fits without noise or leakage; the next ones with the estimates of the one before.
   for (let pass = 0; pass < FIT_PASSES; pass++) fit();
