@@ -30,7 +30,7 @@ interface Case {
   thdPercent?: number;
   thdnDb?: number;
   thdnPercent?: number;
-  check?: { exactBandPowerDb: number };
+  check?: { exactBandPowerDb: number; scipyWelchBandPowerDb?: number };
 }
 
 const DIR = new URL('../fixtures/measure/', import.meta.url);
@@ -78,6 +78,8 @@ for (const { name, create } of BACKENDS) {
       expect(m.fft).toBe(4096);
       expect(m.segments).toBe(15);
       expect(Math.abs(m.bandPower - c.bandPowerDb)).toBeLessThan(0.1);
+      // scipy.signal.welch (hann, 4096, density) integrated over the same band, ×2 for AES17
+      expect(Math.abs(m.bandPower - c.check!.scipyWelchBandPowerDb!)).toBeLessThan(0.005);
       expect(m.snr).toBeDefined();
       expect(Math.abs(m.snr! - c.snrDb!)).toBeLessThan(0.1);
       expect(m.tone!.frequency).toBeCloseTo(c.tone!.frequency, 1);
@@ -197,6 +199,42 @@ for (const { name, create } of BACKENDS) {
       expect(Math.abs(m.bandPower - toDb(amplitude * amplitude + noise))).toBeLessThan(0.01);
       // harmonics of an absolute frequency fall outside an I/Q band
       expect(m.missing.thd).toMatch(/no harmonic/);
+    });
+
+    it('measures the channel asked for', async () => {
+      const fs = 8000;
+      const frames = 1 << 14;
+      const left = makeSignal({
+        frames,
+        sampleRate: fs,
+        complex: false,
+        tones: [{ frequency: 440, amplitude: 0.5 }],
+        noise: 1e-3,
+        seed: 1,
+      });
+      const right = makeSignal({
+        frames,
+        sampleRate: fs,
+        complex: false,
+        tones: [{ frequency: 1234, amplitude: 0.1 }],
+        noise: 1e-3,
+        seed: 2,
+      });
+      const stereo = new Float32Array(2 * frames);
+      for (let i = 0; i < frames; i++) {
+        stereo[2 * i] = left[i];
+        stereo[2 * i + 1] = right[i];
+      }
+      const fmt = { sampleRate: fs, complex: false, channels: 2 };
+      const a = await measureSamples(backend, stereo, fmt);
+      const b = await measureSamples(backend, stereo, fmt, { channel: 1 });
+      expect(a.tone!.frequency).toBeCloseTo(440, 1);
+      expect(Math.abs(a.tone!.level - toDb(0.25))).toBeLessThan(0.05);
+      expect(b.tone!.frequency).toBeCloseTo(1234, 1);
+      expect(Math.abs(b.tone!.level - toDb(0.01))).toBeLessThan(0.05);
+      await expect(measureSamples(backend, stereo, fmt, { channel: 2 })).rejects.toThrow(
+        /channel 2 does not exist/,
+      );
     });
 
     it('refuses bad bands and selections too short for the FFT', async () => {
