@@ -1,4 +1,5 @@
-// DSP building blocks of the engine: windows, FIR design, levels, Welch spectra and peak finding.
+// DSP building blocks of the engine: windows, FIR design, levels, Welch spectra, SciPy-exact PSD and
+// spectrogram, and peak finding.
 // Names and conventions follow SciPy / NumPy (see each module).
 
 export { besselI0, besselI0e } from './bessel.js';
@@ -35,6 +36,26 @@ export {
 } from './levels.js';
 export { WindowResponse, windowResponse } from './response.js';
 export { welch, type WelchOptions, type WelchResult } from './welch.js';
+export {
+  MEDIAN_BYTES_MAX,
+  PSD_AVERAGES,
+  PSD_DEFAULT_NPERSEG,
+  PSD_DEFAULT_WINDOW,
+  PSD_DETRENDS,
+  PSD_SCALINGS,
+  checkSegments,
+  medianBias,
+  psd,
+  scipyFrequencies,
+  spectrogramPsd,
+  type Detrend,
+  type PsdAverage,
+  type PsdOptions,
+  type PsdResult,
+  type PsdScaling,
+  type SpectrogramPsdOptions,
+  type SpectrogramPsdStream,
+} from './psd.js';
 export { findPeaks, type FindPeaksOptions, type Peak } from './peaks.js';
 export {
   MEASURE_BAND_BINS_MIN,

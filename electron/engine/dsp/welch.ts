@@ -4,7 +4,8 @@
 // Segments are assembled on the host from the blocks: only the tail that the next segment overlaps is
 // kept between blocks (at most nperseg−1 frames), so memory is constant whatever the stream length.
 // Windowed segments go to the backend in batches (backend.rfft for real input, backend.fft for complex)
-// and |X|² is accumulated in float64.
+// and |X|² is accumulated in float64. `segmentSpectra` is that segment machinery on its own (with an optional
+// per-segment detrend), shared with psd.ts's SciPy-exact PSD and spectrogram.
 
 import type { Backend } from '../backends/backend.js';
 import { InvalidArgumentError, throwIfAborted } from '../errors.js';
@@ -77,23 +78,57 @@ function sameFormat(a: StreamFormat, b: StreamFormat): boolean {
   return a.sampleRate === b.sampleRate && a.complex === b.complex && a.channels === b.channels;
 }
 
-/** Welch-averaged power spectrum of the blocks (see WelchResult for the normalization). */
-export async function welch(
+/** How each segment is detrended before the window (scipy.signal.detrend's types; 'none' leaves it). */
+export type Detrend = 'none' | 'constant' | 'linear';
+
+export interface SegmentOptions {
+  nperseg: number;
+  noverlap: number;
+  /** The window (length nperseg), applied after the detrend. */
+  window: Float64Array;
+  /** One channel (0-based), or 'mean': every channel's segment in turn. */
+  channel: number | 'mean';
+  detrend?: Detrend;
+  signal?: AbortSignal;
+  onProgress?: (frames: number) => void;
+}
+
+export interface SegmentStream {
+  format: StreamFormat;
+  /** Segments (per channel) transformed. */
+  segments: number;
+  /** Channels transformed per segment. */
+  channels: number;
+  /** Complex bins per transform, in FFT order: nperseg for complex input, ⌊nperseg/2⌋+1 for real. */
+  bins: number;
+  frames: number;
+}
+
+/**
+ * Windowed segments of a stream of blocks through the backend: `consume` gets batches of transforms (each
+ * `bins` interleaved complex bins in FFT order, segment after segment and, within a segment, channel after
+ * channel) and may keep nothing of `spectra` past its return. `onFormat` is told the stream's shape before
+ * the first batch. Refuses a stream with fewer frames than one segment.
+ */
+export async function segmentSpectra(
   backend: Backend,
   blocks: AsyncIterable<SampleBlock>,
-  options: WelchOptions,
-): Promise<WelchResult> {
-  const { nperseg, noverlap } = checkOptions(options);
-  const window = getWindow(options.window ?? DEFAULT_WINDOW, nperseg);
-  let windowSum = 0;
-  for (let i = 0; i < nperseg; i++) windowSum += window[i];
+  options: SegmentOptions,
+  consume: (spectra: Float32Array, count: number) => void | Promise<void>,
+  onFormat?: (format: StreamFormat, bins: number, channels: number) => void,
+): Promise<SegmentStream> {
+  const { nperseg, noverlap, window } = options;
   const step = nperseg - noverlap;
-  const channelOption = options.channel ?? 'mean';
+  const channelOption = options.channel;
+  const detrend = options.detrend ?? 'none';
   if (
     channelOption !== 'mean' &&
     (typeof channelOption !== 'number' || !Number.isInteger(channelOption) || channelOption < 0)
   ) {
     throw new InvalidArgumentError(`channel must be an integer ≥ 0 or 'mean', got ${String(channelOption)}`);
+  }
+  if (detrend !== 'none' && detrend !== 'constant' && detrend !== 'linear') {
+    throw new InvalidArgumentError(`detrend must be constant, linear or none, got ${String(detrend)}`);
   }
   const signal = options.signal;
   throwIfAborted(signal);
@@ -110,10 +145,11 @@ export async function welch(
   let batchOut = new Float32Array(0);
   let batchSlots = 0;
   let used = 0; // transforms waiting in batchIn
-  let acc = new Float64Array(0);
   let segments = 0;
   let framesSeen = 0;
   let scratch = new Float32Array(0);
+  // a segment being detrended, in float64: real parts, then imaginary parts
+  const work = detrend === 'none' ? undefined : new Float64Array(2 * nperseg);
 
   const flush = async (): Promise<void> => {
     if (used === 0) return;
@@ -124,15 +160,9 @@ export async function welch(
     const spectra = complex
       ? await backend.fft(input, nperseg, { out })
       : await backend.rfft(input, nperseg, { out });
-    for (let t = 0; t < used; t++) {
-      const base = t * bins * 2;
-      for (let k = 0; k < bins; k++) {
-        const re = spectra[base + 2 * k];
-        const im = spectra[base + 2 * k + 1];
-        acc[k] += re * re + im * im;
-      }
-    }
+    const count = used;
     used = 0;
+    await consume(spectra, count);
   };
 
   for await (const block of blocks) {
@@ -153,12 +183,12 @@ export async function welch(
       }
       bins = spectrumBins(nperseg, complex);
       const perTransform = complex ? 2 * nperseg : nperseg;
-      // a batch may end between the channels of a segment: every transform adds to the same sum
+      // a batch may end between the channels of a segment
       batchSlots = Math.max(1, Math.floor(BATCH_VALUES / perTransform));
       batchIn = new Float32Array(batchSlots * perTransform);
       batchOut = new Float32Array(batchSlots * bins * 2);
-      acc = new Float64Array(bins);
       tail = new Float32Array((nperseg - 1) * vpf);
+      onFormat?.(format, bins, channels.length);
     } else if (!sameFormat(format, block.format)) {
       throw new InvalidArgumentError(
         'every block of a stream must have the same sample rate, channels and type',
@@ -186,7 +216,26 @@ export async function welch(
         const off = complex ? 2 * ch : ch;
         // Two runs: the part still in the tail, then the part in this block.
         const inTail = Math.max(0, Math.min(nperseg, tailFrames - s));
-        if (complex) {
+        if (work) {
+          for (let i = 0; i < nperseg; i++) {
+            const src = i < inTail ? tail : data;
+            const idx = (i < inTail ? s + i : s + i - tailFrames) * vpf + off;
+            work[i] = src[idx];
+            work[nperseg + i] = complex ? src[idx + 1] : 0;
+          }
+          removeTrend(work.subarray(0, nperseg), detrend);
+          if (complex) {
+            removeTrend(work.subarray(nperseg), detrend);
+            const dst = batchIn.subarray(used * 2 * nperseg, (used + 1) * 2 * nperseg);
+            for (let i = 0; i < nperseg; i++) {
+              dst[2 * i] = work[i] * window[i];
+              dst[2 * i + 1] = work[nperseg + i] * window[i];
+            }
+          } else {
+            const dst = batchIn.subarray(used * nperseg, (used + 1) * nperseg);
+            for (let i = 0; i < nperseg; i++) dst[i] = work[i] * window[i];
+          }
+        } else if (complex) {
           const dst = batchIn.subarray(used * 2 * nperseg, (used + 1) * 2 * nperseg);
           for (let i = 0; i < inTail; i++) {
             const idx = (s + i) * vpf + off;
@@ -232,8 +281,71 @@ export async function welch(
         (have >= WELCH_FFT_SIZE_MIN ? ` (at most ${have})` : ''),
     );
   }
+  return { format, segments, channels: channels.length, bins, frames: framesSeen };
+}
 
-  const count = segments * channels.length;
+/** Subtracts the mean ('constant') or the least-squares line ('linear') from x, in place, in float64. */
+export function removeTrend(x: Float64Array, detrend: Detrend): void {
+  const n = x.length;
+  if (detrend === 'none' || n === 0) return;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += x[i];
+  mean /= n;
+  if (detrend === 'constant' || n < 2) {
+    for (let i = 0; i < n; i++) x[i] -= mean;
+    return;
+  }
+  // the line a + b·(i − c), c the segment's centre: a is the mean, b = Σ(i − c)·x / Σ(i − c)²
+  const c = (n - 1) / 2;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) sxy += (i - c) * x[i];
+  const b = sxy / ((n * (n * n - 1)) / 12);
+  for (let i = 0; i < n; i++) x[i] -= mean + b * (i - c);
+}
+
+/** Welch-averaged power spectrum of the blocks (see WelchResult for the normalization). */
+export async function welch(
+  backend: Backend,
+  blocks: AsyncIterable<SampleBlock>,
+  options: WelchOptions,
+): Promise<WelchResult> {
+  const { nperseg, noverlap } = checkOptions(options);
+  const window = getWindow(options.window ?? DEFAULT_WINDOW, nperseg);
+  let windowSum = 0;
+  for (let i = 0; i < nperseg; i++) windowSum += window[i];
+  let acc = new Float64Array(0);
+  let bins = 0;
+  const stream = await segmentSpectra(
+    backend,
+    blocks,
+    {
+      nperseg,
+      noverlap,
+      window,
+      channel: options.channel ?? 'mean',
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    },
+    (spectra, count) => {
+      // every channel's transform adds to the same sum
+      for (let t = 0; t < count; t++) {
+        const base = t * bins * 2;
+        for (let k = 0; k < bins; k++) {
+          const re = spectra[base + 2 * k];
+          const im = spectra[base + 2 * k + 1];
+          acc[k] += re * re + im * im;
+        }
+      }
+    },
+    (_format, b) => {
+      bins = b;
+      acc = new Float64Array(b);
+    },
+  );
+  const { format, segments } = stream;
+  const complex = format.complex;
+
+  const count = segments * stream.channels;
   const s2 = windowSum * windowSum;
   const fs = format.sampleRate;
   const power = new Float64Array(bins);
