@@ -24,6 +24,7 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['peaks', async () => (await import('./commands/peaks.js')).registerPeaks],
   ['measure', async () => (await import('./commands/measure.js')).registerMeasure],
   ['spectrogram', async () => (await import('./commands/spectrogram.js')).registerSpectrogram],
+  ['psd', async () => (await import('./commands/psd.js')).registerPsd],
   ['filter', async () => (await import('./commands/filter.js')).registerFilter],
   ['correlate', async () => (await import('./commands/correlate.js')).registerCorrelate],
   ['bench', async () => (await import('./commands/bench.js')).registerBench],
@@ -34,7 +35,13 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
 ];
 
 /** The commands that open a compute backend for a file job. */
-export const BACKEND_JOBS: ReadonlySet<string> = new Set(['peaks', 'spectrogram', 'filter', 'correlate']);
+export const BACKEND_JOBS: ReadonlySet<string> = new Set([
+  'peaks',
+  'spectrogram',
+  'psd',
+  'filter',
+  'correlate',
+]);
 
 /** Loads the commands a standby runs and what they import, so it runs one without loading. */
 export async function preloadJobs(): Promise<void> {
