@@ -1,16 +1,22 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import type { Backend } from '../../engine/backends/backend.js';
+import { PSD_SCALINGS, scipyFrequencies, type PsdScaling } from '../../engine/dsp/index.js';
 import { InvalidArgumentError } from '../../engine/errors.js';
 import { recordingFiles, refuseOverwritingInputs } from '../../engine/io/identity.js';
 import { parseColormap } from '../../engine/output/colormaps.js';
 import { colorize, encodePng } from '../../engine/output/image.js';
 import { npyHeader } from '../../engine/output/npy.js';
 import { openOutputFile } from '../../engine/output/atomic.js';
+import { NpzWriter } from '../../engine/output/npz.js';
+import { spectrogramPsdFile } from '../../engine/pipeline/psd.js';
 import { hopFor, spectrogramImage, spectrogramRows } from '../../engine/pipeline/spectrogram.js';
 import { WriteBehind } from '../../engine/pipeline/stages.js';
+import type { SampleSource } from '../../engine/sources/source.js';
 import {
   DEFAULT_DB_RANGE,
   DEFAULT_OVERLAP,
   DEFAULT_WINDOW,
+  frameCentreTime,
   frameCount,
   spectrumBins,
 } from '../../engine/protocol/shape.js';
@@ -37,6 +43,7 @@ interface SpectrogramCli extends FileOptions {
   width?: number;
   height?: number;
   channel: number;
+  scaling?: PsdScaling;
   sync: boolean;
 }
 
@@ -46,10 +53,14 @@ export function registerSpectrogram(program: Command): void {
       program
         .command('spectrogram')
         .description(
-          'spectrogram of a whole file as a PNG image (time →, frequency ↑) or a .npy matrix of dB levels',
+          'spectrogram of a whole file as a PNG image (time →, frequency ↑), a .npy matrix of dB levels, or ' +
+            "an .npz of scipy.signal.spectrogram's f, t and Sxx (linear)",
         )
         .argument('<file>')
-        .requiredOption('-o, --output <file>', 'OUT.png (image) or OUT.npy (frames × bins float32 dB matrix)')
+        .requiredOption(
+          '-o, --output <file>',
+          'OUT.png (image), OUT.npy (frames × bins float32 dB matrix) or OUT.npz (f, t, Sxx as SciPy gives them)',
+        )
         .option('--fft <n>', 'FFT length, any n ≥ 2', (v) => parseIntOption(v, '--fft', 2), 1024)
         .option(
           '--overlap <f>',
@@ -72,16 +83,23 @@ export function registerSpectrogram(program: Command): void {
         .option('--height <px>', 'image height (default: bins, at most 800)', (v) =>
           parseIntOption(v, '--height', 1),
         )
-        .option('--channel <n>', 'channel to analyse', (v) => parseIntOption(v, '--channel', 0), 0),
+        .option('--channel <n>', 'channel to analyse', (v) => parseIntOption(v, '--channel', 0), 0)
+        .addOption(
+          new Option('--scaling <s>', '.npz only: density (V²/Hz, the default) or spectrum (V²)').choices([
+            ...PSD_SCALINGS,
+          ]),
+        ),
     ),
   ).action(async (file: string, opts: SpectrogramCli) => {
     const out = opts.output;
-    const kind = out.toLowerCase().endsWith('.png')
-      ? 'png'
-      : out.toLowerCase().endsWith('.npy')
-        ? 'npy'
-        : null;
-    if (!kind) throw new InvalidArgumentError(`-o must name a .png or .npy file, got "${out}"`);
+    const lower = out.toLowerCase();
+    const kind = (['png', 'npy', 'npz'] as const).find((k) => lower.endsWith(`.${k}`));
+    if (!kind) throw new InvalidArgumentError(`-o must name a .png, .npy or .npz file, got "${out}"`);
+    if (opts.scaling !== undefined && kind !== 'npz') {
+      throw new InvalidArgumentError(
+        '--scaling applies to an .npz output only (.png and .npy hold dBFS levels)',
+      );
+    }
     const colormap = parseColormap(opts.colormap);
     if (!(opts.range[0] < opts.range[1]))
       throw new InvalidArgumentError('--range must be LOW:HIGH with LOW < HIGH');
@@ -121,6 +139,11 @@ export function registerSpectrogram(program: Command): void {
           bins: img.bins,
           hop: img.hop,
         };
+      } else if (kind === 'npz') {
+        summary = await writeNpz(backend, source, opts, {
+          signal: interrupt.signal,
+          onProgress: (d, t) => progress.update(d, t),
+        });
       } else {
         const info = source.info;
         const hop = hopFor(opts.fft, opts.overlap);
@@ -168,4 +191,66 @@ export function registerSpectrogram(program: Command): void {
       await backend.dispose();
     }
   });
+}
+
+/**
+ * scipy.signal.spectrogram(x, fs, window, nperseg=fft, noverlap=fft − hop, detrend=False, scaling,
+ * mode='psd') as an .npz: f (Hz, float64, SciPy's order: FFT order for complex input), t (s, segment
+ * centres, float64), Sxx (bins × frames, float32: SciPy's dtype for float32 samples) and, for I/Q with a
+ * centre frequency, the scalar center_frequency. Sxx is stored in Fortran order, so the rows the engine
+ * computes frame by frame are its columns, written as they come: np.load gives the (bins, frames) array.
+ */
+async function writeNpz(
+  backend: Backend,
+  source: SampleSource,
+  opts: SpectrogramCli,
+  job: { signal: AbortSignal; onProgress: (done: number, total: number | undefined) => void },
+): Promise<Record<string, unknown>> {
+  const { info } = source;
+  const fft = opts.fft;
+  const hop = hopFor(fft, opts.overlap);
+  const frames = frameCount(info.samples ?? 0, fft, hop);
+  const bins = spectrumBins(fft, info.complex);
+  if (frames === 0) {
+    throw new InvalidArgumentError(
+      `${info.path ?? 'the input'} holds fewer samples than one FFT frame (${fft}); use a smaller --fft`,
+    );
+  }
+  const t = new Float64Array(frames);
+  for (let i = 0; i < frames; i++) t[i] = frameCentreTime(i, fft, hop, info.sampleRate);
+  const npz = await NpzWriter.create(opts.output, { durable: opts.sync });
+  try {
+    await npz.add('f', scipyFrequencies(fft, info.sampleRate, info.complex));
+    await npz.add('t', t);
+    if (info.complex && info.centerFrequency !== undefined) {
+      await npz.add('center_frequency', Float64Array.of(info.centerFrequency), []);
+    }
+    const sxx = await npz.begin('Sxx', 'f4', [bins, frames], { fortranOrder: true });
+    let written = 0;
+    await spectrogramPsdFile(
+      backend,
+      source,
+      {
+        nperseg: fft,
+        noverlap: fft - hop,
+        window: opts.window,
+        scaling: opts.scaling ?? 'density',
+        channel: opts.channel,
+        signal: job.signal,
+        onProgress: job.onProgress,
+      },
+      async (rows, count) => {
+        const n = Math.min(count, frames - written);
+        if (n > 0) await sxx.write(rows.subarray(0, n * bins));
+        written += n;
+      },
+    );
+    if (written !== frames) throw new Error(`internal: ${written} of ${frames} frames computed`);
+    await sxx.end();
+    await npz.commit();
+  } catch (e) {
+    await npz.abort();
+    throw e;
+  }
+  return { output: opts.output, frames, bins, hop, noverlap: fft - hop, scaling: opts.scaling ?? 'density' };
 }

@@ -1,8 +1,16 @@
-// NumPy .npy (format 1.0) header for a C-ordered float32 matrix, written ahead of streamed rows.
+// NumPy .npy (format 1.0) header for a float32 (default) or float64 array, C-ordered unless asked for
+// Fortran order, written ahead of streamed values.
 
-export function npyHeader(shape: readonly number[]): Buffer {
+/** Little-endian float32 or float64. */
+export type NpyDtype = 'f4' | 'f8';
+
+export function npyHeader(
+  shape: readonly number[],
+  options: { dtype?: NpyDtype; fortranOrder?: boolean } = {},
+): Buffer {
   const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
-  let dict = `{'descr': '<f4', 'fortran_order': False, 'shape': (${dims}), }`;
+  const order = options.fortranOrder ? 'True' : 'False';
+  let dict = `{'descr': '<${options.dtype ?? 'f4'}', 'fortran_order': ${order}, 'shape': (${dims}), }`;
   // magic(6) + version(2) + length(2) + dict + '\n' padded with spaces to a multiple of 64 bytes.
   const unpadded = 10 + dict.length + 1;
   dict += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
