@@ -56,6 +56,8 @@ export interface PsdOptions {
   channel?: number;
   /** Limit of a median average's memory (bytes), default MEDIAN_BYTES_MAX. */
   medianBytesMax?: number;
+  /** Segments the stream will give, when known: a median's memory is then allocated once. */
+  expectedSegments?: number;
   signal?: AbortSignal;
   onProgress?: (frames: number) => void;
 }
@@ -199,7 +201,10 @@ export async function psd(
             `average median keeps every segment's spectrum: over ${keptCount + count} segments × ${bins} bins it passes the ${medianMax / 2 ** 20} MiB limit; use average mean, a larger nperseg or a smaller noverlap`,
           );
         }
-        const grown = new Float64Array(Math.min(Math.max(need, 2 * kept.length), Math.floor(medianMax / 8)));
+        const first = keptCount === 0 ? (options.expectedSegments ?? 0) * bins : 0;
+        const grown = new Float64Array(
+          Math.min(Math.max(need, first, 2 * kept.length), Math.floor(medianMax / 8)),
+        );
         grown.set(kept.subarray(0, keptCount * bins));
         kept = grown;
       }

@@ -56,8 +56,9 @@ export async function analyzePsd(
   if (info.samples !== undefined && info.samples < nperseg && info.samples > 0) nperseg = info.samples;
   const { noverlap } = checkSegments(nperseg, options.noverlap);
   const medianMax = options.medianBytesMax ?? MEDIAN_BYTES_MAX;
-  if (options.average === 'median' && info.samples !== undefined) {
-    const segments = frameCount(info.samples, nperseg, nperseg - noverlap);
+  const segments =
+    info.samples !== undefined ? frameCount(info.samples, nperseg, nperseg - noverlap) : undefined;
+  if (options.average === 'median' && segments !== undefined) {
     const bytes = segments * spectrumBins(nperseg, info.complex) * 8;
     if (bytes > medianMax) {
       throw new InvalidArgumentError(
@@ -71,6 +72,7 @@ export async function analyzePsd(
     nperseg,
     noverlap,
     channel,
+    ...(segments !== undefined ? { expectedSegments: segments } : {}),
   });
 }
 
