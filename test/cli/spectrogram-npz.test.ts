@@ -1,11 +1,12 @@
 // `phasor spectrogram -o OUT.npz` end to end: f, t and Sxx against scipy.signal.spectrogram (detrend=False,
 // mode='psd'; test/fixtures/make_psd_fixtures.py) for real and complex input, both scalings, an odd FFT
 // size; the archive read back by an independent reader (CRC-32 checked); its refusals.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
+import { phasorBin, runCli, tempDir, untilWriting } from '../support/cli.js';
 import { readNpz } from '../support/npz.js';
 import {
   CENTRE,
@@ -81,5 +82,32 @@ describe('phasor spectrogram -o OUT.npz equals scipy.signal.spectrogram', () => 
     expect(other.stderr).toBe('phasor: -o must name a .png, .npy or .npz file, got "' + f('x.txt') + '"\n');
     expect(existsSync(f('long.npz'))).toBe(false);
     expect(readdirSync(tmp.dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('Ctrl-C while the archive is written leaves no output and no temporary file', async () => {
+    const dir = tempDir('phasor-npz-cancel-');
+    try {
+      // 4 M complex samples of noise: 262 143 frames of 64 bins, 64 MiB of Sxx
+      const big = join(dir.dir, 'big.cf32');
+      const x = new Float32Array(8_388_608);
+      for (let i = 0, s = 1; i < x.length; i++) x[i] = (s = (s * 48271) % 2147483647) / 2147483647 - 0.5;
+      writeFileSync(big, x);
+      const out = join(dir.dir, 'out.npz');
+      const child = spawn(
+        process.execPath,
+        [phasorBin, 'spectrogram', big, ...IQ, '-o', out, '--fft', '64', '--overlap', '0.75'],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PHASOR_STANDBY: 'off' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      await untilWriting(dir.dir);
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+      expect(code).toBe(130);
+      expect(stderr).toMatch(/phasor: cancelled/);
+      expect(readdirSync(dir.dir)).toEqual(['big.cf32']);
+    } finally {
+      dir.remove();
+    }
   });
 });
