@@ -37,6 +37,7 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
 /** The commands that open a compute backend for a file job. */
 export const BACKEND_JOBS: ReadonlySet<string> = new Set([
   'peaks',
+  'measure',
   'spectrogram',
   'psd',
   'filter',
