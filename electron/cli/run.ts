@@ -27,6 +27,7 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['psd', async () => (await import('./commands/psd.js')).registerPsd],
   ['filter', async () => (await import('./commands/filter.js')).registerFilter],
   ['correlate', async () => (await import('./commands/correlate.js')).registerCorrelate],
+  ['extract', async () => (await import('./commands/extract.js')).registerExtract],
   ['bench', async () => (await import('./commands/bench.js')).registerBench],
   ['serve', async () => (await import('./commands/serve.js')).registerServe],
   ['monitor', async () => (await import('./commands/monitor.js')).registerMonitor],
@@ -42,6 +43,7 @@ export const BACKEND_JOBS: ReadonlySet<string> = new Set([
   'psd',
   'filter',
   'correlate',
+  'extract',
 ]);
 
 /** Loads the commands a standby runs and what they import, so it runs one without loading. */
