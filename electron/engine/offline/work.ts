@@ -29,6 +29,7 @@ import {
 } from '../pipeline/bench.js';
 import { checkChannel, channelOf } from '../pipeline/channels.js';
 import { correlateSources } from '../pipeline/correlate.js';
+import { extractSource } from '../pipeline/extract.js';
 import { filterSource } from '../pipeline/filter.js';
 import { measureSource } from '../pipeline/measure.js';
 import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
@@ -37,6 +38,7 @@ import type {
   AnnotationsResult,
   ApplyFilterResult,
   BenchResult,
+  ExtractResult,
   BackendDetails,
   BenchRowInfo,
   CorrelateResult,
@@ -79,6 +81,7 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
   'readSamples',
   'designFilter',
   'applyFilter',
+  'extract',
   'correlate',
   'measure',
   'listBackends',
@@ -241,8 +244,9 @@ export class OfflineWork {
         try {
           const out = await this.#handle(method, params, ctx);
           // A cancelled request answers 'cancelled' even when it got to the end; an output file written
-          // before the cancel arrived stands, so applyFilter says so.
-          if (ctx.signal.aborted && method !== 'applyFilter') throw new CancelledError();
+          // before the cancel arrived stands, so applyFilter and extract say so.
+          if (ctx.signal.aborted && method !== 'applyFilter' && method !== 'extract')
+            throw new CancelledError();
           return out;
         } catch (err) {
           if (ctx.signal.aborted && !(err instanceof CancelledError)) throw new CancelledError();
@@ -306,6 +310,8 @@ export class OfflineWork {
         return { json: await designFilter(params as Params<'designFilter'>, ctx.signal) };
       case 'applyFilter':
         return { json: await this.#applyFilter(params as Params<'applyFilter'>, ctx) };
+      case 'extract':
+        return { json: await this.#extract(params as Params<'extract'>, ctx) };
       case 'correlate':
         return this.#correlate(params as Params<'correlate'>, ctx);
       case 'measure':
@@ -457,6 +463,26 @@ export class OfflineWork {
         onProgress: (done, total) => ctx.progress(done, total, 'frames'),
       });
       return { ...r, seconds: (performance.now() - t0) / 1000 };
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #extract(p: Params<'extract'>, ctx: JobContext): Promise<ExtractResult> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      const output = await this.#access.check(path.resolve(path.dirname(lease.info.path), p.output), 'write');
+      const backend = await this.#backend();
+      return await extractSource(backend, lease.source, output, {
+        ...(p.start !== undefined ? { start: p.start } : {}),
+        ...(p.end !== undefined ? { end: p.end } : {}),
+        ...(p.shift !== undefined ? { shift: p.shift } : {}),
+        ...(p.lowpass !== undefined ? { lowpass: p.lowpass } : {}),
+        ...(p.numtaps !== undefined ? { numtaps: p.numtaps } : {}),
+        ...(p.decimate !== undefined ? { decimate: p.decimate } : {}),
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+      });
     } finally {
       lease.release();
     }

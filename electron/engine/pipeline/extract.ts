@@ -20,7 +20,9 @@ import { InvalidArgumentError, throwIfAborted, type WarningHandler } from '../er
 import { createWriter, outputContainer } from '../io/index.js';
 import { recordingFiles, refuseOverwritingInputs } from '../io/identity.js';
 import { writerPaths } from '../io/writer.js';
-import { EXTRACT_NUMTAPS } from '../protocol/extract.js';
+import { EXTRACT_NUMTAPS, type ExtractResult } from '../protocol/extract.js';
+
+export type { ExtractResult };
 import type { SampleSource, SigmfMetadata, SourceInfo } from '../sources/source.js';
 import { toFloat32, valuesPerFrame } from '../types.js';
 import { WriteBehind, fileBlockFrames, fileReads, hostBlocks, inTurn } from './stages.js';
@@ -46,31 +48,6 @@ export interface ExtractOptions {
   onProgress?: (framesDone: number, framesTotal: number) => void;
   /** Decimation without a low-pass (which aliases) is said here. */
   onWarning?: WarningHandler;
-}
-
-export interface ExtractResult {
-  /** The file to open (a SigMF output: its .sigmf-meta). */
-  output: string;
-  /** Frames written. */
-  frames: number;
-  /** The output's rate: the input's / decimate. */
-  sampleRate: number;
-  /** The output's centre frequency, when known (I/Q input with a centre, or a shifted real input). */
-  centerFrequency?: number;
-  complex: boolean;
-  encoding: string;
-  /** The selection, in input frames. */
-  start: number;
-  end: number;
-  /** The output's length in seconds. */
-  duration: number;
-  shift: number;
-  lowpass?: number;
-  numtaps?: number;
-  decimate: number;
-  /** core:datetime of the output's first sample, when the input's captures give one. */
-  datetime?: string;
-  backend: string;
 }
 
 /** The checked parameters of an extraction from `info`. */

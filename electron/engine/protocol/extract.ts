@@ -14,3 +14,29 @@ export function suggestedDecimation(sampleRate: number, cutoff: number): number 
   if (!(cutoff > 0) || !(sampleRate > 0)) return 1;
   return Math.max(1, Math.floor(sampleRate / (EXTRACT_RATE_PER_CUTOFF * cutoff)));
 }
+
+/** What an extraction wrote (`phasor extract --json`, the `extract` request's reply). */
+export interface ExtractResult {
+  /** The file to open (a SigMF output: its .sigmf-meta). */
+  output: string;
+  /** Frames written. */
+  frames: number;
+  /** The output's rate: the input's / decimate. */
+  sampleRate: number;
+  /** The output's centre frequency, when known (I/Q input with a centre, or a shifted real input). */
+  centerFrequency?: number;
+  complex: boolean;
+  encoding: string;
+  /** The selection, in input frames. */
+  start: number;
+  end: number;
+  /** The output's length in seconds. */
+  duration: number;
+  shift: number;
+  lowpass?: number;
+  numtaps?: number;
+  decimate: number;
+  /** core:datetime of the output's first sample, when the input's captures give one. */
+  datetime?: string;
+  backend: string;
+}

@@ -25,6 +25,9 @@ import {
   PEAK_COUNT_MAX,
   SPECTRUM_FFT_SIZE_MAX,
 } from './shape.js';
+import type { ExtractResult } from './extract.js';
+
+export type { ExtractResult };
 
 export const PROTOCOL_VERSION = 1;
 
@@ -485,6 +488,18 @@ export const requestSchemas = {
     causal: z.boolean().default(false),
     encoding: z.string().min(1).max(16).optional(),
   }),
+  /** A selection [start, end) of an open file to a new file, shifted, low-passed and decimated
+   * (pipeline/extract.ts); the output path is resolved beside the input, within the client's roots. */
+  extract: z.object({
+    file: fileId,
+    output: z.string().min(1).max(4096),
+    start: frame.optional(),
+    end: frame.optional(),
+    shift: hz.optional(),
+    lowpass: z.number().positive().max(1e12).optional(),
+    numtaps: z.number().int().min(1).max(65535).optional(),
+    decimate: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
   correlate: z.object({
     signal: fileId,
     template: z.object({ file: fileId, start: frame.optional(), end: frame.optional() }),
@@ -562,6 +577,7 @@ export interface MethodResults {
   readSamples: SamplesResult & { data: Float32Array };
   designFilter: FilterDesignResult;
   applyFilter: ApplyFilterResult;
+  extract: ExtractResult;
   correlate: CorrelateResult & { data: Float32Array };
   measure: MeasureResult;
   listBackends: { backends: BackendDetails[] };

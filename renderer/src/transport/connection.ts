@@ -49,6 +49,7 @@ export class RequestError extends Error {
 export const LONG_METHODS: ReadonlySet<Method> = new Set<Method>([
   'fileSpectrogram',
   'applyFilter',
+  'extract',
   'correlate',
   'runBench',
 ]);
