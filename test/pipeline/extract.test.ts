@@ -13,7 +13,9 @@ import { addSeconds, extractSource, type ExtractOptions } from '../../electron/e
 import { suggestedDecimation } from '../../electron/engine/protocol/extract.js';
 import type { SampleSource } from '../../electron/engine/sources/source.js';
 import { toFloat32 } from '../../electron/engine/types.js';
+import { openGpu } from '../cuda/gpu.js';
 import { tempDir } from '../support/cli.js';
+import { openWebGpu } from '../webgpu/gpu.js';
 import { expected, fx, relError, writeIq, writeReal, type ExtractCase } from './extract-fixture.js';
 
 const tmp = tempDir('phasor-extract-');
@@ -54,13 +56,31 @@ function optionsOf(c: ExtractCase): ExtractOptions {
   };
 }
 
-async function run(input: string, output: string, o: ExtractOptions) {
+async function run(input: string, output: string, o: ExtractOptions, backend: Backend = cpu) {
   const source = await openSource(input);
   try {
-    return await extractSource(cpu, source, output, o);
+    return await extractSource(backend, source, output, o);
   } finally {
     await source.close();
   }
+}
+
+/** Every fixture case on `backend`, whole and in blocks of 777 frames: the worst relative error. */
+async function worstOn(backend: Backend): Promise<number> {
+  let worst = 0;
+  for (const c of fx.cases) {
+    for (const blockFrames of [undefined, 777]) {
+      const out = join(tmp.dir, `${backend.name}-${c.name}-${blockFrames ?? 'file'}.sigmf-meta`);
+      const input = c.source === 'iq' ? iqPath : realPath;
+      await run(input, out, { ...optionsOf(c), ...(blockFrames ? { blockFrames } : {}) }, backend);
+      const { data } = await readAll(out);
+      worst = Math.max(
+        worst,
+        data.length === c.frames * (c.complex ? 2 : 1) ? relError(data, expected(c)) : 1,
+      );
+    }
+  }
+  return worst;
 }
 
 describe('extractSource against SciPy', () => {
@@ -103,6 +123,28 @@ describe('extractSource against SciPy', () => {
     }
     expect(relError(data, ref)).toBeLessThan(1e-4);
     expect(relError(data, turned)).toBeGreaterThan(0.1);
+  });
+});
+
+describe('extractSource on the GPU backends', () => {
+  it('webgpu: the fixture’s cases match SciPy', async (ctx) => {
+    const gpu = await openWebGpu();
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    try {
+      expect(await worstOn(gpu.backend)).toBeLessThan(1e-4);
+    } finally {
+      await gpu.backend.dispose();
+    }
+  });
+
+  it('[needs-gpu] cuda: the fixture’s cases match SciPy (page-locked blocks)', async (ctx) => {
+    const gpu = await openGpu();
+    if (!gpu.backend) return ctx.skip(gpu.skip);
+    try {
+      expect(await worstOn(gpu.backend)).toBeLessThan(1e-4);
+    } finally {
+      await gpu.backend.dispose();
+    }
   });
 });
 
