@@ -118,6 +118,15 @@ export const useExtractStore = defineStore('extract', () => {
       return null;
     }
     const lowpass = typeof form.lowpass === 'number' && form.lowpass > 0 ? form.lowpass : undefined;
+    for (const [name, v] of [
+      ['the decimation', form.decimate],
+      ['the number of taps', form.numtaps],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 1) {
+        error.value = `${name} must be a whole number ≥ 1`;
+        return null;
+      }
+    }
     result.value = null;
     const done = await task.run((options) =>
       connection.request(
