@@ -225,7 +225,12 @@ describe('extractSource refusals and failures', () => {
     const dir = join(tmp.dir, 'refused');
     mkdirSync(dir);
     const out = join(dir, 'x.sigmf-meta');
-    await refused(iqPath, out, { start: 8000 }, /start \(0\.0333\d* s\) is past the end of the file/);
+    await refused(
+      iqPath,
+      out,
+      { start: 8000 },
+      /^the start \(0\.033333 s\) is past the end of the file \(0\.033333 s long\)$/,
+    );
     await refused(iqPath, out, { decimate: 0 }, /decimation must be a whole number ≥ 1/);
     await refused(iqPath, out, { decimate: 2.5 }, /decimation must be a whole number ≥ 1/);
     await refused(iqPath, out, { lowpass: 120_000 }, /less than fs\/2 = 120000/);

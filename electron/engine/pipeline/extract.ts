@@ -65,6 +65,11 @@ export interface ExtractPlan {
   datetime?: string;
 }
 
+/** Frames as seconds for a message (microseconds at most). */
+function seconds(frames: number, fs: number): string {
+  return `${+(frames / fs).toFixed(6)} s`;
+}
+
 /** Checks the options against the file; every refusal is one line naming the constraint. */
 export function planExtract(info: SourceInfo, o: ExtractOptions): ExtractPlan {
   const fs = info.sampleRate;
@@ -75,12 +80,14 @@ export function planExtract(info: SourceInfo, o: ExtractOptions): ExtractPlan {
   }
   if (start >= frames) {
     throw new InvalidArgumentError(
-      `the start (${start / fs} s) is past the end of the file (${frames / fs} s long)`,
+      `the start (${seconds(start, fs)}) is past the end of the file (${seconds(frames, fs)} long)`,
     );
   }
   const end = Math.min(o.end ?? frames, frames);
   if (!Number.isSafeInteger(end) || end <= start) {
-    throw new InvalidArgumentError(`the selection is empty: it must end after its start (${start / fs} s)`);
+    throw new InvalidArgumentError(
+      `the selection is empty: it must end after its start (${seconds(start, fs)})`,
+    );
   }
   const decimate = o.decimate ?? 1;
   if (!Number.isSafeInteger(decimate) || decimate < 1) {
