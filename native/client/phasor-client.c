@@ -31,7 +31,8 @@ enum { F_JOB = 0x4a, F_SIGNAL = 0x53, F_ACCEPT = 0x41, F_STDOUT = 0x4f, F_STDERR
 #define MAX_PAYLOAD (16u * 1024 * 1024)
 
 // paths.ts: the commands a standby runs, and the variables not compared between client and standby
-static const char *const kCommands[] = {"info", "peaks", "spectrogram", "filter", "correlate"};
+static const char *const kCommands[] = {"info",   "peaks",     "measure", "spectrogram",
+                                         "psd",    "filter",    "correlate", "extract"};
 static const char *const kVolatile[] = {"PWD", "OLDPWD", "_", "SHLVL", "COLUMNS", "LINES", "PHASOR_STANDBY",
                                         "PHASOR_STANDBY_TRIED"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -54,7 +54,7 @@ describe('PHASOR_STANDBY', () => {
 
 describe('a job leaves a standby behind', () => {
   it('after a file job on CUDA in its own process, with the default setting, when none is there', () => {
-    for (const command of ['peaks', 'spectrogram', 'filter', 'correlate']) {
+    for (const command of ['peaks', 'measure', 'spectrogram', 'psd', 'filter', 'correlate', 'extract']) {
       expect(standbyAction(job({ command }), none), command).toBe('start');
     }
     expect(standbyAction(job({ env: { PHASOR_STANDBY: 'auto' } }), none)).toBe('start');

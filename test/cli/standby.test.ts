@@ -161,6 +161,25 @@ for (const launcher of launchers) {
       expect((await status())?.jobs).toBe(4);
     }, 60_000);
 
+    it('runs psd, measure and extract with the same output as their own processes', async () => {
+      await start('--idle', '5m');
+      const raw = ['--format', 'cf32', '--rate', '48k', '--backend', 'cpu', '--json'];
+      const jobs: Array<[string[], string?]> = [
+        [['psd', input, '--nperseg', '512', ...raw]],
+        [['measure', input, '--band', '1k:9k', ...raw]],
+        [['extract', input, '--shift', '2k', '--lowpass', '3k', '--decimate', '4', ...raw], 'x.sigmf-data'],
+      ];
+      for (const [args, out] of jobs) {
+        const here = await runCli(out ? [...args, '-o', f(`here-${out}`)] : args);
+        expect(here.code, here.stderr).toBe(0);
+        const via = await job(out ? [...args, '-o', f(`via-${out}`)] : args);
+        expect(via.code, via.stderr).toBe(0);
+        expect(via.stdout.replaceAll('via-', 'here-')).toBe(here.stdout);
+        if (out) expect(readFileSync(f(`via-${out}`)).equals(readFileSync(f(`here-${out}`)))).toBe(true);
+      }
+      expect((await status())?.jobs).toBe(3);
+    });
+
     it('a reader that goes away loses the rest of the output, and the job goes on', async () => {
       await start();
       // through the standby, and in a process of its own

@@ -15,9 +15,12 @@ export const STANDBY_SERVE = '__standby';
 export const STANDBY_COMMANDS: ReadonlySet<string> = new Set([
   'info',
   'peaks',
+  'measure',
   'spectrogram',
+  'psd',
   'filter',
   'correlate',
+  'extract',
 ]);
 
 /** PHASOR_STANDBY: `auto` (unset: the default) — file jobs go to a waiting standby, and a job that ran on
