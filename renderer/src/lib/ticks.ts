@@ -1,18 +1,10 @@
 // Ticks for plain linear axes (the file spectrogram's time and frequency): nice steps about `spacing`
 // pixels apart, labels in the unit that suits the range.
 
+import { formatTime } from '../../../electron/engine/protocol/ticks.js';
 import { formatFrequency, frequencyUnit, linearTickValues, niceStep, type Tick } from './axis.js';
 
-/** Time label at a tick step: seconds with the decimals the step needs, m:ss past a minute. */
-export function formatTime(t: number, step: number): string {
-  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
-  if (Math.abs(t) >= 60 && step >= 1) {
-    const m = Math.floor(t / 60);
-    const s = t - 60 * m;
-    return `${m}:${s.toFixed(decimals).padStart(decimals ? 3 + decimals : 2, '0')}`;
-  }
-  return `${t.toFixed(decimals)}`;
-}
+export { formatTime };
 
 /** Ticks along x for times [t0, t1] over `pixels` (pos 0 = t0 at the left). */
 export function timeAxisTicks(t0: number, t1: number, pixels: number, spacing = 80): Tick[] {
