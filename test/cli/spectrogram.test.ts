@@ -16,7 +16,7 @@ const x = add(tones(n, fs, [{ frequency: 3000, amplitude: 0.5 }]), noise(n, 11, 
 writeTestWav(f('tone.wav'), x, fs, 1);
 
 describe('phasor spectrogram', () => {
-  it('writes a PNG of the asked size whose tone row is brighter than the rest', async () => {
+  it('writes a bare PNG of the asked size whose tone row is brighter than the rest', async () => {
     const r = await runCli([
       'spectrogram',
       f('tone.wav'),
@@ -30,6 +30,7 @@ describe('phasor spectrogram', () => {
       '257',
       '--colormap',
       'gray',
+      '--bare',
     ]);
     expect(r.code, r.stderr).toBe(0);
     const img = decodePng(readFileSync(f('s.png')));

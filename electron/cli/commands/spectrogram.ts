@@ -1,17 +1,20 @@
+import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Backend } from '../../engine/backends/backend.js';
 import { PSD_SCALINGS, scipyFrequencies, type PsdScaling } from '../../engine/dsp/index.js';
 import { InvalidArgumentError } from '../../engine/errors.js';
+import { recordingStartTime } from '../../engine/io/start-time.js';
 import { recordingFiles, refuseOverwritingInputs } from '../../engine/io/identity.js';
-import { parseColormap } from '../../engine/output/colormaps.js';
+import { parseColormap, type ColormapName } from '../../engine/output/colormaps.js';
 import { colorize, encodePng } from '../../engine/output/image.js';
 import { npyHeader } from '../../engine/output/npy.js';
+import { framePlot, spectrogramExtent, type Rect } from '../../engine/output/plot-frame.js';
 import { openOutputFile } from '../../engine/output/atomic.js';
 import { NpzWriter } from '../../engine/output/npz.js';
 import { spectrogramPsdFile } from '../../engine/pipeline/psd.js';
 import { hopFor, spectrogramImage, spectrogramRows } from '../../engine/pipeline/spectrogram.js';
 import { WriteBehind } from '../../engine/pipeline/stages.js';
-import type { SampleSource } from '../../engine/sources/source.js';
+import type { SampleSource, SourceInfo } from '../../engine/sources/source.js';
 import {
   DEFAULT_DB_RANGE,
   DEFAULT_OVERLAP,
@@ -45,6 +48,38 @@ interface SpectrogramCli extends FileOptions {
   channel: number;
   scaling?: PsdScaling;
   sync: boolean;
+  bare?: boolean;
+}
+
+/** The PNG of a spectrogram image: framed (axes, colour bar, title with the start time) unless `bare`. */
+function spectrogramPng(
+  img: Awaited<ReturnType<typeof spectrogramImage>>,
+  info: SourceInfo,
+  file: string,
+  opts: SpectrogramCli,
+  colormap: ColormapName,
+): { png: Buffer; plot?: Rect; colorBar?: Rect } {
+  const rgba = colorize(img, opts.range, colormap);
+  if (opts.bare) return { png: encodePng(rgba, img.width, img.height) };
+  const start = recordingStartTime(info);
+  const framed = framePlot({
+    image: rgba,
+    width: img.width,
+    height: img.height,
+    ...spectrogramExtent({ ...info, fft: opts.fft, hop: img.hop, frames: img.frames }),
+    range: opts.range,
+    colormap,
+    title: [
+      path.basename(file),
+      start ? `start ${start}` : 'start time unknown',
+      `FFT ${opts.fft} ${opts.window}`,
+    ].join('  '),
+  });
+  return {
+    png: encodePng(framed.data, framed.width, framed.height),
+    plot: framed.plot,
+    colorBar: framed.colorBar,
+  };
 }
 
 export function registerSpectrogram(program: Command): void {
@@ -88,7 +123,8 @@ export function registerSpectrogram(program: Command): void {
           new Option('--scaling <s>', '.npz only: density (V²/Hz, the default) or spectrum (V²)').choices([
             ...PSD_SCALINGS,
           ]),
-        ),
+        )
+        .option('--bare', 'PNG: the image alone, without axes, colour bar and title'),
     ),
   ).action(async (file: string, opts: SpectrogramCli) => {
     const out = opts.output;
@@ -123,18 +159,20 @@ export function registerSpectrogram(program: Command): void {
           ...(opts.width !== undefined ? { width: opts.width } : {}),
           ...(opts.height !== undefined ? { height: opts.height } : {}),
         });
-        const file = await openOutputFile(out, { durable: opts.sync });
+        const { png, plot, colorBar } = spectrogramPng(img, source.info, file, opts, colormap);
+        const output = await openOutputFile(out, { durable: opts.sync });
         try {
-          await file.write(encodePng(colorize(img, opts.range, colormap), img.width, img.height));
-          await file.commit();
+          await output.write(png);
+          await output.commit();
         } catch (e) {
-          await file.abort();
+          await output.abort();
           throw e;
         }
         summary = {
           output: out,
           width: img.width,
           height: img.height,
+          ...(plot && opts.json ? { plot, colorBar } : {}),
           frames: img.frames,
           bins: img.bins,
           hop: img.hop,
