@@ -52,12 +52,14 @@ import type {
   requestSchemas,
 } from '../protocol/messages.js';
 import { encodeBinaryReply } from '../protocol/rows-codec.js';
+import { FILE_SPECTRUM_FFT } from '../protocol/shape.js';
 import { toFloat32, valuesPerFrame } from '../types.js';
 import { FileAccess } from './access.js';
 import { FileAnnotations } from './annotations.js';
 import { designFilter } from './design.js';
 import { listDirectory } from './directory.js';
 import { Envelope } from './envelope.js';
+import { fileSpectrum } from './file-spectrum.js';
 import { FileRegistry, type FileLease } from './files.js';
 import { JobRunner, type JobContext } from './jobs.js';
 
@@ -78,6 +80,7 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
   'closeFile',
   'listDirectory',
   'fileSpectrogram',
+  'fileSpectrum',
   'readSamples',
   'designFilter',
   'applyFilter',
@@ -304,6 +307,8 @@ export class OfflineWork {
         return { json: await listDirectory((params as Params<'listDirectory'>).path, this.#access) };
       case 'fileSpectrogram':
         return this.#fileSpectrogram(params as Params<'fileSpectrogram'>, ctx);
+      case 'fileSpectrum':
+        return this.#fileSpectrum(params as Params<'fileSpectrum'>, ctx);
       case 'readSamples':
         return this.#readSamples(params as Params<'readSamples'>, ctx);
       case 'designFilter':
@@ -401,6 +406,21 @@ export class OfflineWork {
         frequencyRange: img.frequencyRange,
       };
       return { result: { ...result }, data: img.levels };
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #fileSpectrum(p: Params<'fileSpectrum'>, ctx: JobContext): Promise<Outcome> {
+    const lease = this.#lease(p.file, ctx);
+    try {
+      await this.#reserve(ctx, (p.fft ?? FILE_SPECTRUM_FFT) * 4);
+      const { result, levels } = await fileSpectrum(await this.#backend(), lease.source, {
+        ...p,
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress(done, total, 'frames'),
+      });
+      return { result: { ...result }, data: levels };
     } finally {
       lease.release();
     }

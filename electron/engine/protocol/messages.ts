@@ -24,6 +24,7 @@ import {
   OVERLAP_MAX,
   PEAK_COUNT_MAX,
   SPECTRUM_FFT_SIZE_MAX,
+  WELCH_FFT_SIZE_MIN,
 } from './shape.js';
 import type { ExtractResult } from './extract.js';
 
@@ -247,6 +248,23 @@ export interface AnnotationsResult {
   id?: number;
 }
 
+/** JSON part of a fileSpectrum binary reply; data = `bins` levels in dBFS, bin k at f0 + k·binWidth. */
+export interface FileSpectrumResult {
+  /** Frequency (Hz) of the first bin returned, absolute for I/Q with a known centre. */
+  f0: number;
+  binWidth: number;
+  bins: number;
+  /** Frame range averaged, segments averaged, and the segment (FFT) length and window used. */
+  start: number;
+  end: number;
+  segments: number;
+  fft: number;
+  window: string;
+  /** Resolution bandwidth (Hz): the window's equivalent noise bandwidth. */
+  rbw: number;
+  sampleRate: number;
+}
+
 export interface FilterResponse {
   frequencies: number[];
   magnitudeDb: number[];
@@ -462,6 +480,18 @@ export const requestSchemas = {
     height: z.number().int().min(1).max(4096),
     channel: z.number().int().min(0).max(1023).default(0),
   }),
+  /** Welch-averaged spectrum (dBFS, as the live spectrum) of frames [start, end) of a file, the bins in
+   * [fLow, fHigh] (default all); fft defaults to FILE_SPECTRUM_FFT, or less for a shorter range. */
+  fileSpectrum: z.object({
+    file: fileId,
+    start: frame.default(0),
+    end: frame.optional(),
+    fLow: hz.optional(),
+    fHigh: hz.optional(),
+    fft: z.number().int().min(WELCH_FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
+    window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
+    channel: z.number().int().min(0).max(1023).default(0),
+  }),
   readSamples: z.object({
     file: fileId,
     start: frame,
@@ -574,6 +604,7 @@ export interface MethodResults {
   closeFile: Record<string, never>;
   listDirectory: DirectoryListing;
   fileSpectrogram: FileSpectrogramResult & { data: Float32Array };
+  fileSpectrum: FileSpectrumResult & { data: Float32Array };
   readSamples: SamplesResult & { data: Float32Array };
   designFilter: FilterDesignResult;
   applyFilter: ApplyFilterResult;

@@ -40,6 +40,8 @@ export const DEFAULT_FFT = 2048;
 export const DEFAULT_OVERLAP = 0.75;
 /** Overlap of the file view's spectrogram regions. */
 export const DEFAULT_FILE_OVERLAP = 0.5;
+/** Segment length of the file view's averaged spectrum (fileSpectrum), when the range holds that many. */
+export const FILE_SPECTRUM_FFT = 4096;
 /** Analysis window. */
 export const DEFAULT_WINDOW = 'hann';
 /** Weight of a new frame in the live average trace. */

@@ -48,6 +48,7 @@ export class RequestError extends Error {
 /** Long requests answer when done and send progress meanwhile (messages.ts, offline work). */
 export const LONG_METHODS: ReadonlySet<Method> = new Set<Method>([
   'fileSpectrogram',
+  'fileSpectrum',
   'applyFilter',
   'extract',
   'correlate',
