@@ -1,6 +1,7 @@
 // fileSpectrum through the engine connection: the Welch average of a frame range in dBFS, against a
 // float64 Welch computed here; tones at their frequency and level, the range and band honoured, I/Q in
 // absolute frequencies, errors.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
@@ -164,6 +165,28 @@ describe('fileSpectrum', () => {
     expect(e.message).toMatch(/1000 frames, fewer than one segment of 4096/);
     const ch = await c.error('fileSpectrum', { file: f.file, channel: 1 });
     expect(ch.message).toMatch(/channel 1 does not exist/);
+    c.conn.close();
+  });
+
+  it('opens a SigMF recording with the start time of its sample 0, a WAV without one', async () => {
+    writeCf32(join(tmp.dir, 'rec.sigmf-data'), iq);
+    writeFileSync(
+      join(tmp.dir, 'rec.sigmf-meta'),
+      JSON.stringify({
+        global: { 'core:datatype': 'cf32_le', 'core:sample_rate': RATE, 'core:version': '1.2.0' },
+        // The capture's first sample (frame 500000) was taken at 12:00:00.5: frame 0 half a second earlier.
+        captures: [
+          {
+            'core:sample_start': 500000,
+            'core:frequency': CENTER,
+            'core:datetime': '2025-03-04T12:00:00.5Z',
+          },
+        ],
+      }),
+    );
+    const c = new Client(engine);
+    expect((await open(c, 'rec.sigmf-meta')).startTime).toBe('2025-03-04T12:00:00.000Z');
+    expect((await open(c, 'tones.wav')).startTime).toBeUndefined();
     c.conn.close();
   });
 });

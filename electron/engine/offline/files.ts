@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, PhasorError, type WarningHandler } from '../errors.js';
 import { openSource } from '../io/index.js';
+import { recordingStartTime } from '../io/start-time.js';
 import type { Annotation, FileInfo } from '../protocol/messages.js';
 import type { OpenOptions, SampleSource, SigmfMetadata } from '../sources/source.js';
 
@@ -153,6 +154,8 @@ export class FileRegistry {
       };
       if (i.centerFrequency !== undefined) info.centerFrequency = i.centerFrequency;
       if (i.promisedSamples !== undefined) info.promisedSamples = i.promisedSamples;
+      const startTime = recordingStartTime(i);
+      if (startTime !== undefined) info.startTime = startTime;
       this.#files.set(id, { id, source, info, users: 0, closed: false, cancels: new Set() });
       return info;
     } catch (err) {

@@ -199,6 +199,8 @@ export interface FileInfo {
   samples: number;
   duration: number;
   centerFrequency?: number;
+  /** ISO 8601 UTC time of sample 0, when the metadata gives it (SigMF core:datetime; io/start-time.ts). */
+  startTime?: string;
   /** Frames the header promised, when the file is truncated. */
   promisedSamples?: number;
   bytes: number;
