@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
+import { SNAPSHOT_BAR_AREA } from '../../renderer/src/lib/snapshot.js';
 import {
   columnLuminance,
   decodePng,
@@ -198,13 +199,22 @@ describe('live view in web mode', () => {
     await download.saveAs(file);
     const png = decodePng(readFileSync(file));
     const display = await page.locator('[data-test="live-display"]').boundingBox();
-    expect(png.width).toBe(Math.round(display!.width));
+    // The display, and the colour bar beside it.
+    expect(png.width).toBe(Math.round(display!.width) + SNAPSHOT_BAR_AREA);
     expect(png.height).toBeGreaterThan(Math.round(display!.height));
     // The waterfall inside it is not blank: its newest rows (at its top) vary across the columns.
     const fall = await page.locator('[data-test="waterfall"]').boundingBox();
     const top = Math.round(fall!.y - display!.y);
     const lum = columnLuminance(png, top + 2, top + 12);
     expect(Math.max(...lum) - Math.min(...lum)).toBeGreaterThan(30);
+    // The colour bar beside the waterfall runs from the colormap's brightest entry down to its darkest.
+    const barX = Math.round(display!.width) + 14;
+    const barLum = Array.from({ length: Math.round(fall!.height) - 4 }, (_, i) => {
+      const o = 4 * ((top + 2 + i) * png.width + barX);
+      return 0.2126 * png.data[o] + 0.7152 * png.data[o + 1] + 0.0722 * png.data[o + 2];
+    });
+    expect(barLum[0] - barLum[barLum.length - 1]).toBeGreaterThan(150);
+    for (let i = 1; i < barLum.length; i++) expect(barLum[i]).toBeLessThanOrEqual(barLum[i - 1] + 1);
     if (SHOTS) copyFileSync(file, join(SHOTS, 'e2e-snapshot.png'));
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]);
