@@ -3,12 +3,13 @@
 // edited in the panel and drawn over the spectrogram, it survives a reload and reopening, it is deleted,
 // and the .sigmf-meta on disk keeps every field Phasor does not know throughout. An edit after the file
 // changed on disk is refused in one line.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
+import { AppPage } from './app.js';
 import { noise } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
@@ -51,45 +52,14 @@ let dir: string;
 let metaPath: string;
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
-const SHOTS = process.env.PHASOR_SHOTS;
 
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, name) });
-}
-
-async function until(expression: string, timeout = 15_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
-
-/** Waits for the `n`-th successful reply to `method` (counted over the page's life). */
-function replied(method: string, n: number): Promise<void> {
-  return until(`window.__phasor.requests.filter((r) => r.method === '${method}' && r.ok).length >= ${n}`);
-}
-
-const topState = `document.querySelector('[data-test="file-view"] [data-test="file-spectrogram"]')?.dataset.state`;
 const panel = '[data-test="annotations-panel"]';
 const rows = `${panel} [data-test="annotation-row"]`;
 
-async function load(): Promise<void> {
-  await page.goto(`${server.url.replace(/\/?(\?|$)/, '/$1')}#/file`);
-  await until('!!window.__phasor && window.__phasor.requests.some((r) => r.method === "hello" && r.ok)');
-}
-
-async function openRecording(): Promise<void> {
-  await page.click('[data-test="toolbar-open"]');
-  await page.fill('[data-test="browser-path"]', dir);
-  await page.press('[data-test="browser-path"]', 'Enter');
-  await page.locator('[data-test="browser-entries"] [data-name="rec.sigmf-meta"]').dblclick();
-  await until(`${topState} === 'ready'`);
-}
+const load = () => app.load('#/file');
+const openRecording = () => app.openFile(dir, 'rec.sigmf-meta');
 
 const onDisk = () => JSON.parse(readFileSync(metaPath, 'utf8')) as typeof META;
 const labels = () =>
@@ -108,9 +78,8 @@ beforeAll(async () => {
   writeFileSync(metaPath, JSON.stringify(META, null, 2));
   server = await startServe(['--root', dir]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await load();
+  app = await AppPage.open(browser, server, { timeout: 15_000, hash: '#/file' });
+  page = app.page;
 }, 120_000);
 
 afterAll(async () => {
@@ -135,21 +104,21 @@ describe('SigMF annotations in the File view', () => {
     await page.locator('[data-test="selection-panel"] [data-field="band"]').waitFor();
 
     await page.click(`${panel} [data-test="annotation-add"]`);
-    await replied('addAnnotation', 1);
-    await until(`document.querySelectorAll('${rows}').length === 2`);
+    await app.replied('addAnnotation', 1);
+    await app.until(`document.querySelectorAll('${rows}').length === 2`);
     // Sorted by start: the new one (at 20 %) comes first, selected.
     const added = page.locator(rows).first();
     expect(await added.getAttribute('class')).toContain('selected');
     await added.locator('[data-test="annotation-label"]').fill('my burst');
     await added.locator('[data-test="annotation-label"]').press('Enter');
-    await replied('updateAnnotation', 1);
+    await app.replied('updateAnnotation', 1);
     await added.locator('[data-test="annotation-comment"]').fill('seen at 60 kHz');
     await added.locator('[data-test="annotation-comment"]').press('Enter');
-    await replied('updateAnnotation', 2);
+    await app.replied('updateAnnotation', 2);
 
     // The overlay draws it where the region was, labelled.
     const overlay = '[data-test="file-view"] [data-test="annotation-overlay"]';
-    await until(
+    await app.until(
       `[...document.querySelectorAll('${overlay} [data-test="annotation-label"]')].some((l) => l.textContent.trim() === 'my burst')`,
     );
     const mine = page.locator(`${overlay} [data-test="annotation"].selected`);
@@ -159,7 +128,7 @@ describe('SigMF annotations in the File view', () => {
     expect(Math.abs(mb.y - (box.y + 0.3 * box.height))).toBeLessThan(3);
     expect(Math.abs(mb.y + mb.height - (box.y + 0.6 * box.height))).toBeLessThan(3);
 
-    await shot('e2e-annotations.png');
+    await app.shot('e2e-annotations.png');
 
     // On disk: the new annotation, sorted first, with the frames and band dragged; everything else as it was.
     const saved = onDisk();
@@ -186,7 +155,7 @@ describe('SigMF annotations in the File view', () => {
     expect(await page.locator(rows).first().locator('[data-test="annotation-comment"]').inputValue()).toBe(
       'seen at 60 kHz',
     );
-    await until(
+    await app.until(
       `document.querySelectorAll('[data-test="file-view"] [data-test="annotation-overlay"] [data-test="annotation"]').length === 2`,
     );
 
@@ -200,13 +169,13 @@ describe('SigMF annotations in the File view', () => {
     expect(await del.textContent()).toContain('Delete?');
     expect(onDisk().annotations).toHaveLength(2);
     await del.click();
-    await replied('deleteAnnotation', 1);
-    await until(`document.querySelectorAll('${rows}').length === 1`);
+    await app.replied('deleteAnnotation', 1);
+    await app.until(`document.querySelectorAll('${rows}').length === 1`);
     await load();
     await openRecording();
     expect(await labels()).toEqual(['known']);
     expect(onDisk()).toEqual(META);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   }, 120_000);
 
   it('refuses an edit in one line when the file changed on disk since it was opened', async () => {

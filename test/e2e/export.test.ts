@@ -2,14 +2,15 @@
 // Chromium on a WAV this test writes (two tones). "Export PNG" downloads the spectrogram framed by its axes
 // (tick marks where the frequencies and times fall), a colour bar running through the colormap, and a
 // caption; "Export CSV" downloads the spectrum pane's Welch average, whose maxima are the two tones.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colormapTable } from '../../electron/engine/output/colormaps.js';
 import { niceStep } from '../../electron/engine/protocol/ticks.js';
 import { colorBarIndex, EXPORT_COLORS, exportLayout } from '../../renderer/src/lib/export-image.js';
+import { AppPage, parseCsv } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { decodePng, launchChromium, startServe, type Image, type Server } from './support.js';
 
@@ -24,27 +25,10 @@ const TONES: Array<[number, number]> = [
 let dir: string;
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
 
-async function until(expression: string, timeout = 15_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
-
-async function downloadOf(selector: string): Promise<{ name: string; bytes: Buffer }> {
-  const [d] = (await Promise.all([page.waitForEvent('download'), page.click(selector)])) as [Download, void];
-  const bytes = readFileSync(await d.path());
-  // PHASOR_SHOTS=DIR keeps the downloads for a look.
-  if (process.env.PHASOR_SHOTS) {
-    mkdirSync(process.env.PHASOR_SHOTS, { recursive: true });
-    writeFileSync(join(process.env.PHASOR_SHOTS, `e2e-export-${d.suggestedFilename()}`), bytes);
-  }
-  return { name: d.suggestedFilename(), bytes };
-}
+const downloadOf = (selector: string) => app.download(selector, 'e2e-export-');
 
 const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
 const rgb = (img: Image, x: number, y: number) =>
@@ -55,20 +39,10 @@ beforeAll(async () => {
   writeWav(join(dir, 'two-tones.wav'), FS, tones(FS, SECONDS * FS, TONES));
   server = await startServe(['--root', dir]);
   browser = await launchChromium();
-  page = await browser.newPage({
-    viewport: { width: 1280, height: 800 },
-    deviceScaleFactor: 1,
-    acceptDownloads: true,
-  });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(`${server.url.replace(/\/?(\?|$)/, '/$1')}#/file`);
-  await until('!!window.__phasor && window.__phasor.requests.some((r) => r.method === "hello" && r.ok)');
-  await page.click('[data-test="toolbar-open"]');
-  await page.fill('[data-test="browser-path"]', dir);
-  await page.press('[data-test="browser-path"]', 'Enter');
-  await page.locator('[data-test="browser-entries"] [data-name="two-tones.wav"]').dblclick();
-  await until(`document.querySelector('[data-test="file-spectrogram"]')?.dataset.state === 'ready'`);
-  await until('window.__phasor.fileFramesDrawn > 0');
+  app = await AppPage.open(browser, server, { timeout: 15_000, hash: '#/file' });
+  page = app.page;
+  await app.openFile(dir, 'two-tones.wav');
+  await app.until('window.__phasor.fileFramesDrawn > 0');
   await page.waitForTimeout(100);
 }, 120_000);
 
@@ -153,21 +127,16 @@ describe('File view exports in web mode', () => {
   });
 
   it('exports the spectrum pane as CSV whose maxima are the two tones', async () => {
-    await until(`document.querySelector('[data-test="file-spectrum"]')?.dataset.state === 'ready'`);
-    if (process.env.PHASOR_SHOTS)
-      await page.screenshot({ path: join(process.env.PHASOR_SHOTS, 'e2e-export-view.png') });
+    await app.until(`document.querySelector('[data-test="file-spectrum"]')?.dataset.state === 'ready'`);
+    await app.shot('e2e-export-view.png');
     const { name, bytes } = await downloadOf('[data-test="file-export-csv"]');
     expect(name).toBe('two-tones-spectrum.csv');
     const lines = bytes.toString('utf8').split('\n');
     expect(lines.filter((l) => l.startsWith('#')).join('\n')).toMatch(
       /two-tones\.wav[\s\S]*fft: 4096, window: hann[\s\S]*rbw: 5\.859375 Hz/,
     );
-    const header = lines.findIndex((l) => l === 'frequency_hz,level_dbfs');
-    expect(header).toBeGreaterThan(0);
-    const rows = lines
-      .slice(header + 1)
-      .filter(Boolean)
-      .map((l) => l.split(',').map(Number));
+    const { header, rows } = parseCsv(bytes.toString('utf8'));
+    expect(header).toEqual(['frequency_hz', 'level_dbfs']);
     expect(rows.length).toBe(2049);
     const maxIn = (lo: number, hi: number) =>
       rows.filter(([f]) => f >= lo && f <= hi).reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -177,6 +146,6 @@ describe('File view exports in web mode', () => {
     const [f2, l2] = maxIn(3000, 8000);
     expect(f2).toBe(5000);
     expect(l2).toBeCloseTo(-20, 1);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

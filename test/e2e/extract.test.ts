@@ -4,12 +4,13 @@
 // (shift = the band's centre, low-pass = half its width, decimation from that); the extract then becomes
 // the File view's file, at fs/K, as long as the selection, centred on the band, the tone kept.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
+import { AppPage, TOP_SPECTROGRAM } from './app.js';
 import { noise } from './fixtures.js';
 import { launchChromium, root, startServe, type Server } from './support.js';
 
@@ -28,31 +29,11 @@ const FRAMES = FS; // 1 s
 let dir: string;
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
-const SHOTS = process.env.PHASOR_SHOTS;
-
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, name) });
-}
-
-/** Polls `expression` in the page until it is true (waitForFunction needs eval, which the CSP forbids). */
-async function until(expression: string, timeout = 15_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 async function hooks<T>(fn: (h: PhasorHooks) => T): Promise<T> {
   return page.evaluate(`(${fn.toString()})(window.__phasor)`) as Promise<T>;
-}
-
-function topState(): string {
-  return `document.querySelector('[data-test="file-view"] [data-test="file-spectrogram"]')?.dataset.state`;
 }
 
 async function field(name: string): Promise<string> {
@@ -83,10 +64,8 @@ beforeAll(async () => {
   );
   server = await startServe(['--root', dir]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(`${server.url.replace(/\/?(\?|$)/, '/$1')}#/file`);
-  await until('!!window.__phasor && window.__phasor.requests.some((r) => r.method === "hello" && r.ok)');
+  app = await AppPage.open(browser, server, { hash: '#/file' });
+  page = app.page;
 }, 120_000);
 
 afterAll(async () => {
@@ -97,11 +76,7 @@ afterAll(async () => {
 
 describe('extract in web mode', () => {
   it('extracts a dragged range and band, and the File view shows the new file', async () => {
-    await page.click('[data-test="toolbar-open"]');
-    await page.fill('[data-test="browser-path"]', dir);
-    await page.press('[data-test="browser-path"]', 'Enter');
-    await page.locator('[data-test="browser-entries"] [data-name="iq.sigmf-meta"]').dblclick();
-    await until(`${topState()} === 'ready'`);
+    await app.openFile(dir, 'iq.sigmf-meta');
     expect(await field('rate')).toBe('256 kS/s');
 
     // Drag from 0.2 s, 60 kHz above the centre to 0.6 s, 20 kHz above it (the top of the plot is +128 kHz).
@@ -129,7 +104,7 @@ describe('extract in web mode', () => {
     expect(FS / k).toBeGreaterThanOrEqual(2.5 * lowpass);
     const output = join(dir, 'iq-extract.sigmf-meta');
     expect(await page.inputValue('[data-test="extract-output"]')).toBe(output);
-    await shot('e2e-extract-panel.png');
+    await app.shot('e2e-extract-panel.png');
 
     await page.click('[data-test="extract-run"]');
     await page.locator('[data-test="extract-result"]').waitFor({ timeout: 30_000 });
@@ -140,16 +115,16 @@ describe('extract in web mode', () => {
     expect(Math.abs(end / FS - 0.6)).toBeLessThan(0.01);
 
     // The File view now shows the extract.
-    await until(
+    await app.until(
       `document.querySelector('[data-test="file-info"] .name')?.textContent.includes('iq-extract')`,
     );
-    await until(`${topState()} === 'ready'`, 20_000);
+    await app.until(`${TOP_SPECTROGRAM}?.dataset.state === 'ready'`, 20_000);
     const rate = FS / k;
     expect(await field('rate')).toBe(`${+(rate / 1e3).toFixed(3)} kS/s`);
     expect(await field('samples')).toBe(Math.ceil((end - start) / k).toLocaleString('en-US'));
     expect(Math.abs(parseFloat(await field('duration')) - (end - start) / FS)).toBeLessThan(0.001);
     expect(await field('encoding')).toBe('cf32_le');
-    await shot('e2e-extract-result.png');
+    await app.shot('e2e-extract-result.png');
 
     // Its strongest peak is the tone, at its own frequency (the centre moved by the shift).
     const r = spawnSync(process.execPath, [join(root, 'bin', 'phasor.js'), 'peaks', '--json', output], {
@@ -158,6 +133,6 @@ describe('extract in web mode', () => {
     expect(r.status).toBe(0);
     const peaks = JSON.parse(r.stdout) as Array<{ frequency: number; level: number }>;
     expect(Math.abs(peaks[0].frequency - (CENTRE + TONE))).toBeLessThan(100);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

@@ -2,11 +2,10 @@
 // headless Chromium, on the generator with two tones (the tone, and a chirp held at one frequency).
 // Places two markers and reads their differences, holds a tone that has gone in max hold, fits the level
 // range, exports the traces as CSV, and switches the levels to dBFS/Hz.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
+import { AppPage, parseCsv, rowNear as rowAt, type Csv } from './app.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
 declare global {
@@ -25,61 +24,19 @@ const LEVEL_B = 20 * Math.log10(0.25);
 
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
-/** Where screenshots go when PHASOR_SHOTS names a folder (for a person to look at). */
-const SHOTS = process.env.PHASOR_SHOTS;
-
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, name) });
-}
-
-async function until(expression: string, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function waitForRows(more: number): Promise<void> {
   const start = (await page.evaluate('window.__phasor.rowsDrawn')) as number;
-  await until(`window.__phasor.rowsDrawn >= ${start + more}`);
-}
-
-interface Csv {
-  comments: Record<string, string>;
-  header: string[];
-  rows: number[][];
+  await app.until(`window.__phasor.rowsDrawn >= ${start + more}`);
 }
 
 /** Clicks Export CSV and parses what downloads. */
 async function exportCsv(): Promise<Csv> {
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.click('[data-test="export-csv"]'),
-  ]);
-  expect(download.suggestedFilename()).toMatch(/^phasor-\d{8}-\d{6}\.csv$/);
-  const text = readFileSync((await download.path())!, 'utf8');
-  const lines = text.trimEnd().split('\n');
-  const comments: Record<string, string> = {};
-  let i = 0;
-  for (; lines[i].startsWith('#'); i++) {
-    const m = /^# ([^:]+): (.*)$/.exec(lines[i])!;
-    comments[m[1]] = m[2];
-  }
-  const header = lines[i].split(',');
-  const rows = lines.slice(i + 1).map((l) => l.split(',').map((v) => (v === '' ? NaN : Number(v))));
-  return { comments, header, rows };
-}
-
-/** The row of `csv` nearest `hz`. */
-function rowAt(csv: Csv, hz: number): number[] {
-  let best = csv.rows[0];
-  for (const r of csv.rows) if (Math.abs(r[0] - hz) < Math.abs(best[0] - hz)) best = r;
-  return best;
+  const { name, bytes } = await app.download('[data-test="export-csv"]');
+  expect(name).toMatch(/^phasor-\d{8}-\d{6}\.csv$/);
+  return parseCsv(bytes.toString('utf8'));
 }
 
 function median(v: number[]): number {
@@ -101,8 +58,8 @@ async function columnHz(): Promise<number> {
 beforeAll(async () => {
   server = await startServe();
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
+  app = await AppPage.open(browser, server);
+  page = app.page;
   // Stored settings the app starts from: the generator with a tone and a chirp that stays at TONE_B.
   const stored = {
     version: 1,
@@ -127,8 +84,8 @@ beforeAll(async () => {
   await page.addInitScript(
     `localStorage.setItem('phasor.settings', ${JSON.stringify(JSON.stringify(stored))})`,
   );
-  await page.goto(server.url);
-  await until(`window.__phasor && window.__phasor.info !== null && window.__phasor.info.fft === ${FFT}`);
+  await app.load('');
+  await app.until(`window.__phasor && window.__phasor.info !== null && window.__phasor.info.fft === ${FFT}`);
   await waitForRows(60);
 }, 120_000);
 
@@ -142,12 +99,12 @@ describe('measuring on the live spectrum', () => {
     await page.click('[data-test="marker-add"]');
     await page.click('[data-test="marker-add"]');
     const rows = page.locator('[data-test="marker-row"]');
-    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 2`);
-    await until(
+    await app.until(`document.querySelectorAll('[data-test="marker-row"]').length === 2`);
+    await app.until(
       `[...document.querySelectorAll('[data-test="marker-row"]')].every((r) => Number.isFinite(Number(r.dataset.level)))`,
     );
     const colHz = await columnHz();
-    await shot('e2e-live-markers.png');
+    await app.shot('e2e-live-markers.png');
     const read = async (i: number, name: string) => Number(await rows.nth(i).getAttribute(`data-${name}`));
     // The first marker sits on the strongest tone (the reference), the second on the other.
     expect(Math.abs((await read(0, 'frequency')) - TONE_A)).toBeLessThan(colHz);
@@ -167,7 +124,7 @@ describe('measuring on the live spectrum', () => {
     // Next Peak from the strongest marker moves it to the other tone.
     await rows.nth(0).click();
     await page.keyboard.press('n');
-    await until(
+    await app.until(
       `Math.abs(Number(document.querySelectorAll('[data-test="marker-row"]')[0].dataset.frequency) - ${TONE_B}) < ${colHz}`,
       5000,
     );
@@ -175,7 +132,7 @@ describe('measuring on the live spectrum', () => {
 
   it('places a marker with Shift+click, snaps it to the peak, drags it and removes it', async () => {
     await page.click('[data-test="marker-clear"]');
-    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
+    await app.until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
     const info = (await page.evaluate('window.__phasor.info')) as { frequencyRange: [number, number] };
     const [f0, f1] = info.frequencyRange;
     const box = (await page.locator('[data-test="spectrum-area"]').boundingBox())!;
@@ -189,11 +146,11 @@ describe('measuring on the live spectrum', () => {
     await page.keyboard.down('Shift');
     await page.mouse.click(xOf(TONE_B + 8 * colHz), y);
     await page.keyboard.up('Shift');
-    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 1`, 5000);
+    await app.until(`document.querySelectorAll('[data-test="marker-row"]').length === 1`, 5000);
     expect(Math.abs((await freq()) - (TONE_B + 8 * colHz))).toBeLessThan(pxHz);
     // K snaps it to the tone (within ±10 columns).
     await page.keyboard.press('k');
-    await until(
+    await app.until(
       `Math.abs(Number(document.querySelector('[data-test="marker-row"]').dataset.frequency) - ${TONE_B}) < ${colHz}`,
       5000,
     );
@@ -208,7 +165,7 @@ describe('measuring on the live spectrum', () => {
     // The view did not pan: nothing to reset.
     expect(await page.locator('button[title^="Show the whole spectrum"]').isDisabled()).toBe(true);
     await page.keyboard.press('Delete');
-    await until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
+    await app.until(`document.querySelectorAll('[data-test="marker-row"]').length === 0`, 5000);
   });
 
   it('fits the level range to the floor and the peaks with A', async () => {
@@ -217,9 +174,9 @@ describe('measuring on the live spectrum', () => {
     await page.fill('[data-test="db-max"]', '60');
     await page.press('[data-test="db-max"]', 'Enter');
     await page.evaluate('document.activeElement && document.activeElement.blur()');
-    await until(`document.querySelector('[data-test="db-min"]').value === '-300'`, 5000);
+    await app.until(`document.querySelector('[data-test="db-min"]').value === '-300'`, 5000);
     await page.keyboard.press('a');
-    await until(`document.querySelector('[data-test="db-min"]').value !== '-300'`, 5000);
+    await app.until(`document.querySelector('[data-test="db-min"]').value !== '-300'`, 5000);
     const lo = Number(await page.inputValue('[data-test="db-min"]'));
     const hi = Number(await page.inputValue('[data-test="db-max"]'));
     const csv = await exportCsv();
@@ -255,7 +212,7 @@ describe('measuring on the live spectrum', () => {
     const form = page.locator('[data-kind="generator"]');
     await form.locator('[data-field="frequency"] input').fill(String(MOVED));
     await form.locator('[data-field="frequency"] input').press('Enter');
-    await until(
+    await app.until(
       `(() => { const r = window.__phasor.requests.filter((x) => x.method === 'start').at(-1);
         return r && r.ok && r.params.source.frequency === ${MOVED}; })()`,
       10_000,
@@ -273,7 +230,7 @@ describe('measuring on the live spectrum', () => {
     await page.check('[data-test="min-hold"]');
     await page.click('[data-test="reset-hold"]');
     await waitForRows(30);
-    await shot('e2e-live-holds.png');
+    await app.shot('e2e-live-holds.png');
     const after = await exportCsv();
     expect(after.header).toEqual([
       'frequency (Hz)',
@@ -306,6 +263,6 @@ describe('measuring on the live spectrum', () => {
       expect(after.rows[i][1] - before.rows[i][1]).toBeCloseTo(offset, 2);
     }
     await page.selectOption('[data-test="level-unit"]', 'dBFS');
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

@@ -2,11 +2,12 @@
 // renderer in headless Chromium. A tone with two harmonics over a noise floor of known power is opened,
 // a time range selected by dragging across the spectrogram, and the Measurements panel shows the SNR and
 // THD the engine computed, within 0.1 dB of the analytic values.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppPage } from './app.js';
 import { noise, writeWav } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
@@ -26,24 +27,8 @@ const SNR_DB = 10 * Math.log10((A1 * A1) / NOISE_POWER);
 let dir: string;
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
-
-const SHOTS = process.env.PHASOR_SHOTS;
-
-async function shot(name: string): Promise<void> {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, name) });
-}
-
-async function until(expression: string, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 const field = (name: string) => page.locator(`[data-test="measure-panel"] [data-field="${name}"]`);
 /** The dB figure of a value such as "1.12 % · -39.03 dB" or "61.78 dB". */
@@ -65,10 +50,8 @@ beforeAll(async () => {
   writeWav(join(dir, 'distorted.wav'), FS, x);
   server = await startServe(['--root', dir]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(`${server.url.replace(/\/?(\?|$)/, '/$1')}#/file`);
-  await until('!!window.__phasor && window.__phasor.requests.some((r) => r.method === "hello" && r.ok)');
+  app = await AppPage.open(browser, server, { height: 900, hash: '#/file' });
+  page = app.page;
 }, 180_000);
 
 afterAll(async () => {
@@ -79,14 +62,8 @@ afterAll(async () => {
 
 describe('File view measurements', () => {
   it('measures a dragged selection: SNR and THD of a tone with harmonics', async () => {
-    await page.click('[data-test="toolbar-open"]');
-    await page.fill('[data-test="browser-path"]', dir);
-    await page.press('[data-test="browser-path"]', 'Enter');
-    await page.locator('[data-test="browser-entries"] [data-name="distorted.wav"]').dblclick();
+    await app.openFile(dir, 'distorted.wav');
     await page.locator('[data-test="measure-panel"]').waitFor();
-    await until(
-      `document.querySelector('[data-test="file-view"] [data-test="file-spectrogram"]')?.dataset.state === 'ready'`,
-    );
     // drag across the middle of the spectrogram, level: a time range of about a second, no band
     const box = (await page
       .locator('[data-test="file-view"] [data-test="file-canvas"]')
@@ -101,8 +78,8 @@ describe('File view measurements', () => {
     await page.locator('[data-test="selection-panel"] [data-field="duration"]').waitFor();
 
     // measured by itself once the selection settles
-    await until(`window.__phasor.requests.some((r) => r.method === 'measure' && r.ok)`);
-    await until(`!!document.querySelector('[data-test="measure-panel"] [data-field="thd"]')`);
+    await app.until(`window.__phasor.requests.some((r) => r.method === 'measure' && r.ok)`);
+    await app.until(`!!document.querySelector('[data-test="measure-panel"] [data-field="thd"]')`);
     const measured = await page.evaluate(
       `window.__phasor.requests.filter((r) => r.method === 'measure' && r.ok).at(-1)`,
     );
@@ -116,17 +93,17 @@ describe('File view measurements', () => {
     expect(await field('band-power').textContent()).toBe('-6.02 dBFS');
     expect(await field('rbw').textContent()).toBe('8.789 Hz'); // 1.5 × 48000 / 8192
 
-    await shot('e2e-measure.png');
+    await app.shot('e2e-measure.png');
 
     // the Measure button measures again; the values stay
     const before = await page.evaluate(
       `window.__phasor.requests.filter((r) => r.method === 'measure').length`,
     );
     await page.click('[data-test="measure-run"]');
-    await until(
+    await app.until(
       `window.__phasor.requests.filter((r) => r.method === 'measure' && r.ok).length > ${before as number}`,
     );
     expect(Math.abs((await dbOf('thd')) - THD_DB)).toBeLessThan(0.1);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });
