@@ -2,7 +2,8 @@
 // user would write instead, all measured in one run.
 //
 //   npm run build && npx tsx bench/files.ts [--size 256M|1G|4G] [--dir /tmp/phasor-bench]
-//     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks] [--runs 5] [--cold]
+//     [--backend cpu,cuda,webgpu] [--jobs filter,spectrogram,correlate,peaks,psd,extract,npz] [--runs 5]
+//     [--cold]
 //     [--python python3] [--json out.json] [--baseline OTHER/dist/electron/cli/main.js]
 //     [--scripts scipy,cupy] [--no-sync] [--standby]
 //
@@ -11,8 +12,9 @@
 // /dev/null`, `cat IN > COPY`), the start-ups (`phasor --version`, Python importing SciPy or CuPy),
 // `phasor <job> --backend B` for each backend this machine has, and
 // bench/files_scipy.py with NumPy/SciPy and with CuPy where they import. The cells run round-robin, --runs
-// rounds, so a change in the machine's load touches them alike. Each run's output is checked (size, .npy
-// shape, the template's lag, the tone among the peaks) and removed. With --cold the input is evicted from the
+// rounds, so a change in the machine's load touches them alike. Each run's output is checked (size, .npy and
+// .npz shapes, the template's lag, the tone among the peaks or at the PSD's strongest bin, the extract's
+// length, rate and its tone at the shifted frequency) and removed. With --cold the input is evicted from the
 // page cache before every run. Prints a Markdown table (medians, spread, throughput, peak RSS, ratios).
 // --baseline adds the same phasor jobs run by another build's CLI (a checkout of an older commit, built),
 // side by side in the same rounds (the two swap places every other round): before and after on one machine.
@@ -46,7 +48,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const JOBS = ['filter', 'spectrogram', 'correlate', 'peaks'] as const;
+const JOBS = ['filter', 'spectrogram', 'correlate', 'peaks', 'psd', 'extract', 'npz'] as const;
 type Job = (typeof JOBS)[number];
 
 // The jobs' settings, passed alike to phasor and to the Python script.
@@ -58,6 +60,14 @@ const SPEC_OVERLAP = 0.75;
 const SPEC_HOP = Math.max(1, Math.round(SPEC_FFT * (1 - SPEC_OVERLAP)));
 const PEAKS_FFT = 65536;
 const TEMPLATE_FRAMES = 4096;
+// psd: scipy.signal.welch's defaults (Hann, half overlap, constant detrend, density) but nperseg
+const PSD_NPERSEG = 4096;
+// extract: the 720 kHz tone moved to 20 kHz, low-passed (removing the 24 kHz tone, now at −676 kHz) and
+// decimated to 300 kHz
+const EXTRACT_SHIFT = 700e3;
+const EXTRACT_LOWPASS = 100e3;
+const EXTRACT_NUMTAPS = 255;
+const EXTRACT_DECIMATE = 8;
 
 // The generated signal: a chunk of CHUNK frames (small enough to stay in the CPU's cache) holds a whole number
 // of cycles of each tone, so one table of tones serves every chunk; the noise is the sum of two slices of a
@@ -71,6 +81,7 @@ const TONES = [
   { cycles: 19661, amplitude: 0.2 }, // 720 kHz: removed by the low-pass
 ];
 const TONE_HZ = (TONES[0].cycles / CHUNK) * RATE;
+const EXTRACT_TONE_HZ = (TONES[1].cycles / CHUNK) * RATE - EXTRACT_SHIFT;
 const NOISE = 0.15; // each pool sample uniform in ±NOISE
 
 const { values } = parseArgs({
@@ -112,6 +123,7 @@ const input = join(dir, `files-${label}.cf32`);
 const template = join(dir, `files-${label}-template.cf32`);
 const templateAt = Math.floor(frames / 3);
 const specFrames = Math.floor((frames - SPEC_FFT) / SPEC_HOP) + 1;
+const extractFrames = Math.ceil(frames / EXTRACT_DECIMATE);
 const MB = 1e6;
 const MiB = 2 ** 20;
 
@@ -440,6 +452,107 @@ function checkPeaks(stdout: string): void {
   }
 }
 
+/** Reads `length` bytes of `path` from `position` (fewer at its end). */
+function readBytes(path: string, position: number, length: number): Buffer {
+  if (!existsSync(path)) throw new Error(`${path} was not written`);
+  const buf = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    return buf.subarray(0, readSync(fd, buf, 0, length, position));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A PSD CSV (a header line, '#' comments, `frequency,psd` lines, in fftshift order): PSD_NPERSEG bins
+ * whose strongest lies at the 24 kHz tone. */
+function checkPsdCsv(path: string): void {
+  if (!existsSync(path)) throw new Error(`${path} was not written`);
+  const rows = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => /^[-+\d.]/.test(l))
+    .map((l) => l.split(',').map(Number));
+  if (rows.length !== PSD_NPERSEG) throw new Error(`${path}: ${rows.length} bins, expected ${PSD_NPERSEG}`);
+  let best = 0;
+  for (let k = 1; k < rows.length; k++) if (rows[k][1] > rows[best][1]) best = k;
+  const tolerance = (2 * RATE) / PSD_NPERSEG;
+  if (!(Math.abs(rows[best][0] - TONE_HZ) < tolerance) || !(rows[best][1] > 0)) {
+    throw new Error(`${path}: strongest bin at ${rows[best][0]} Hz, not the ${TONE_HZ.toFixed(0)} Hz tone`);
+  }
+}
+
+/** |mean of x[n]·e^(−2πi f n / fs)| over `n` complex samples of a cf32 buffer: a tone's amplitude. */
+function toneAmplitude(iq: Float32Array, f: number, fs: number): number {
+  let re = 0;
+  let im = 0;
+  const n = iq.length / 2;
+  for (let i = 0; i < n; i++) {
+    const phase = (-2 * Math.PI * f * i) / fs;
+    const c = Math.cos(phase);
+    const s = Math.sin(phase);
+    re += iq[2 * i] * c - iq[2 * i + 1] * s;
+    im += iq[2 * i] * s + iq[2 * i + 1] * c;
+  }
+  return Math.hypot(re, im) / n;
+}
+
+/** The extract: ceil(frames / K) cf32 samples (and, for SigMF, its rate in the metadata) holding the
+ * 720 kHz tone at EXTRACT_TONE_HZ with its amplitude, and nothing 30 kHz beside it. */
+function checkExtract(data: string, meta?: string): void {
+  checkSize(data, 8 * extractFrames);
+  const rate = RATE / EXTRACT_DECIMATE;
+  if (meta !== undefined) {
+    if (!existsSync(meta)) throw new Error(`${meta} was not written`);
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as { global?: Record<string, unknown> };
+    if (m.global?.['core:sample_rate'] !== rate) {
+      throw new Error(
+        `${meta}: core:sample_rate ${String(m.global?.['core:sample_rate'])}, expected ${rate}`,
+      );
+    }
+  }
+  const n = 16384;
+  const bytesIn = readBytes(data, 8 * Math.floor(extractFrames / 2), 8 * n);
+  const iq = new Float32Array(bytesIn.buffer, bytesIn.byteOffset, bytesIn.length / 4);
+  const a = toneAmplitude(iq, EXTRACT_TONE_HZ, rate);
+  const off = toneAmplitude(iq, EXTRACT_TONE_HZ + 30e3, rate);
+  const want = TONES[1].amplitude;
+  if (!(Math.abs(a - want) < 0.1 * want) || !(off < 0.1 * want)) {
+    throw new Error(
+      `${data}: tone amplitude ${a.toFixed(4)} at ${EXTRACT_TONE_HZ.toFixed(0)} Hz (expected ${want}), ${off.toFixed(4)} 30 kHz beside it`,
+    );
+  }
+}
+
+/** An .npz of scipy.signal.spectrogram's f (bins), t (frames) and Sxx (bins × frames float32), either
+ * order: the members' .npy headers, found in the archive's stored (uncompressed) members. */
+function checkNpz(path: string): void {
+  const total = existsSync(path) ? statSync(path).size : 0;
+  const head = readBytes(path, 0, 8 * MiB);
+  if (head.readUInt32LE(0) !== 0x04034b50) throw new Error(`${path} is not a ZIP archive`);
+  const member = (name: string): { dict: string; data: number } => {
+    const at = head.indexOf(`${name}.npy`, 0, 'latin1');
+    const magic = at < 0 ? -1 : head.indexOf('\x93NUMPY', at, 'latin1');
+    if (magic < 0) throw new Error(`${path}: no member ${name}.npy in its first ${head.length} bytes`);
+    const v1 = head[magic + 6] === 1;
+    const len = v1 ? head.readUInt16LE(magic + 8) : head.readUInt32LE(magic + 8);
+    const start = magic + (v1 ? 10 : 12);
+    return { dict: head.toString('latin1', start, start + len).replace(/\s/g, ''), data: start + len };
+  };
+  const expect = (name: string, descr: string, shape: string) => {
+    const m = member(name);
+    if (!m.dict.includes(`'descr':'${descr}'`) || !m.dict.includes(`'shape':${shape}`)) {
+      throw new Error(`${path}: ${name} has header ${m.dict}, expected '${descr}' of shape ${shape}`);
+    }
+    return m;
+  };
+  expect('f', '<f8', `(${SPEC_FFT},)`);
+  expect('t', '<f8', `(${specFrames},)`);
+  const sxx = expect('Sxx', '<f4', `(${SPEC_FFT},${specFrames})`);
+  if (total < sxx.data + 4 * SPEC_FFT * specFrames) {
+    throw new Error(`${path}: ${total} bytes, too short for Sxx's ${SPEC_FFT} × ${specFrames} float32`);
+  }
+}
+
 const raw = ['--format', 'cf32', '--rate', String(RATE)];
 
 /** A phasor job; `js` is another build's CLI entry (--baseline), named as such in the table; `noSync`
@@ -460,10 +573,12 @@ function phasorCell(job: Job, backend: string, js?: string, noSync = false, sett
   ];
   // as typed: the installed command; else Node with the CLI's entry (this build's, or the baseline's)
   const typed = setting === 'default' || setting === 'standby';
+  // the npz job is the spectrogram command writing an .npz
+  const command = job === 'npz' ? 'spectrogram' : job;
   const cli = (args: string[]) =>
     typed
-      ? [phasorCommand, job, ...args, ...common]
-      : [process.execPath, js ?? phasorJs, job, ...args, ...common];
+      ? [phasorCommand, command, ...args, ...common]
+      : [process.execPath, js ?? phasorJs, command, ...args, ...common];
   switch (job) {
     case 'filter': {
       const out = join(dir, 'files-out.sigmf-data');
@@ -491,6 +606,46 @@ function phasorCell(job: Job, backend: string, js?: string, noSync = false, sett
       return { ...base, argv: cli([input, template]), check: checkCorrelation, outputs: [] };
     case 'peaks':
       return { ...base, argv: cli([input, '--fft', String(PEAKS_FFT)]), check: checkPeaks, outputs: [] };
+    case 'psd': {
+      const out = join(dir, 'files-out.csv');
+      return {
+        ...base,
+        argv: cli([input, '--nperseg', String(PSD_NPERSEG), '-o', out]),
+        check: () => checkPsdCsv(out),
+        outputs: [out],
+      };
+    }
+    case 'extract': {
+      const out = join(dir, 'files-extract.sigmf-data');
+      const meta = join(dir, 'files-extract.sigmf-meta');
+      return {
+        ...base,
+        argv: cli([
+          input,
+          '--shift',
+          String(EXTRACT_SHIFT),
+          '--lowpass',
+          String(EXTRACT_LOWPASS),
+          '--numtaps',
+          String(EXTRACT_NUMTAPS),
+          '--decimate',
+          String(EXTRACT_DECIMATE),
+          '-o',
+          out,
+        ]),
+        check: () => checkExtract(out, meta),
+        outputs: [out, meta],
+      };
+    }
+    case 'npz': {
+      const out = join(dir, 'files-out.npz');
+      return {
+        ...base,
+        argv: cli([input, '--fft', String(SPEC_FFT), '--overlap', String(SPEC_OVERLAP), '-o', out]),
+        check: () => checkNpz(out),
+        outputs: [out],
+      };
+    }
   }
 }
 
@@ -538,6 +693,44 @@ function pythonCell(job: Job, lib: 'numpy' | 'cupy'): Cell {
       return { ...base, argv: py(['--template', template]), check: checkCorrelation, outputs: [] };
     case 'peaks':
       return { ...base, argv: py(['--fft', String(PEAKS_FFT)]), check: checkPeaks, outputs: [] };
+    case 'psd': {
+      const out = join(dir, 'files-out.csv');
+      return {
+        ...base,
+        argv: py(['--fft', String(PSD_NPERSEG), '--output', out]),
+        check: () => checkPsdCsv(out),
+        outputs: [out],
+      };
+    }
+    case 'extract': {
+      const out = join(dir, 'files-extract.cf32');
+      return {
+        ...base,
+        argv: py([
+          '--shift',
+          String(EXTRACT_SHIFT),
+          '--lowpass',
+          String(EXTRACT_LOWPASS),
+          '--numtaps',
+          String(EXTRACT_NUMTAPS),
+          '--decimate',
+          String(EXTRACT_DECIMATE),
+          '--output',
+          out,
+        ]),
+        check: () => checkExtract(out),
+        outputs: [out],
+      };
+    }
+    case 'npz': {
+      const out = join(dir, 'files-out.npz');
+      return {
+        ...base,
+        argv: py(['--fft', String(SPEC_FFT), '--overlap', String(SPEC_OVERLAP), '--output', out]),
+        check: () => checkNpz(out),
+        outputs: [out],
+      };
+    }
   }
 }
 
@@ -565,9 +758,9 @@ function floorCells(): Cell[] {
       times: [],
       rss: [],
     },
-    // the spectrogram writes twice the input (4096 float32 levels a 1024-sample hop of complex float32):
-    // its copy floor reads the input and writes that much
-    ...(jobs.includes('spectrogram')
+    // the spectrogram (.npy or .npz) writes twice the input (4096 float32 levels a 1024-sample hop of complex
+    // float32): its copy floor reads the input and writes that much
+    ...(jobs.includes('spectrogram') || jobs.includes('npz')
       ? [
           {
             job: 'floor' as const,
@@ -748,8 +941,9 @@ function summarize(cells: Cell[]): Summary[] {
       msamplesPerS: frames / MB / perInput,
       peakRssMiB: c.rss.length ? Math.max(...c.rss) : NaN,
       xReadFloor: perInput / read,
-      // the spectrogram's output is twice the input: its copy floor writes as much
-      xCopyFloor: perInput / (c.job === 'spectrogram' && Number.isFinite(double) ? double : copy),
+      // the spectrogram's output (.npy or .npz) is twice the input: its copy floor writes as much
+      xCopyFloor:
+        perInput / ((c.job === 'spectrogram' || c.job === 'npz') && Number.isFinite(double) ? double : copy),
       xDurableFloor: perInput / durable,
       scipyOverThis: scipy / m,
       cupyOverThis: cupy / m,
@@ -821,7 +1015,7 @@ for (const job of jobs) {
   for (const b of available) {
     if (values.baseline !== undefined) cells.push(phasorCell(job, b, values.baseline));
     cells.push(phasorCell(job, b));
-    const writes = job === 'filter' || job === 'spectrogram';
+    const writes = job === 'filter' || job === 'spectrogram' || job === 'extract' || job === 'npz';
     if (values['no-sync'] && writes) cells.push(phasorCell(job, b, undefined, true));
     if (values.standby) {
       cells.push(phasorCell(job, b, undefined, values['no-sync'] && writes, 'standby'));
@@ -904,6 +1098,9 @@ const settings = [
   `filter: --lowpass ${LOWPASS / 1e3}k --numtaps ${NUMTAPS} → .sigmf-data (cf32, same size as the input)`,
   `spectrogram: --fft ${SPEC_FFT} --overlap ${SPEC_OVERLAP} → .npy (${specFrames} × ${SPEC_FFT} float32, ${((4 * specFrames * SPEC_FFT) / MiB).toFixed(0)} MiB)`,
   `correlate: a ${TEMPLATE_FRAMES}-sample template cut at sample ${templateAt}; peaks: --fft ${PEAKS_FFT}`,
+  `psd: --nperseg ${PSD_NPERSEG} (Hann, half overlap, constant detrend, density) → .csv; the scripts: scipy.signal.welch / cupyx's, np.savetxt`,
+  `extract: --shift ${EXTRACT_SHIFT / 1e3}k --lowpass ${EXTRACT_LOWPASS / 1e3}k --numtaps ${EXTRACT_NUMTAPS} --decimate ${EXTRACT_DECIMATE} → .sigmf-data (${extractFrames} cf32 at ${RATE / EXTRACT_DECIMATE / 1e3} kHz, ${((8 * extractFrames) / MiB).toFixed(0)} MiB); the scripts: mix, oaconvolve(firwin, 'same'), [::${EXTRACT_DECIMATE}], tofile`,
+  `npz: spectrogram --fft ${SPEC_FFT} --overlap ${SPEC_OVERLAP} → .npz of f, t, Sxx (${SPEC_FFT} × ${specFrames} float32, density); the scripts: scipy.signal.spectrogram, np.savez`,
 ];
 const out = [
   `Whole-file jobs, ${runs} run${runs === 1 ? '' : 's'} each, round-robin (bench/files.ts)`,
@@ -923,7 +1120,8 @@ const out = [
   'flushed to the disk, as phasor flushes its outputs before renaming them unless --no-sync; the scripts',
   'do not); SciPy ÷ this: how many times faster than the SciPy script (above 1: faster), CuPy ÷ this',
   'likewise. Start-up rows: what each process of that kind spends before it reads a sample (included in',
-  'every job row). The spectrogram writes twice its input: its × copy floor is over `cat IN IN > COPY`.',
+  'every job row). The spectrogram (and npz) writes twice its input: its × copy floor is over',
+  '`cat IN IN > COPY`.',
   'phasor (default): the job as a new user types it (no --backend, PHASOR_STANDBY unset), its runs in a',
   'row after the rounds; the first starts from no standby, and a job on CUDA leaves one that the later',
   "runs use. First run s: each row's first run. Other phasor rows run with PHASOR_STANDBY=off unless",

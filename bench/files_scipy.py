@@ -4,6 +4,10 @@
     python3 bench/files_scipy.py spectrogram --lib cupy  --rate 2.4e6 --input IN.cf32 --output OUT.npy
     python3 bench/files_scipy.py correlate   --lib numpy --rate 2.4e6 --input IN.cf32 --template T.cf32
     python3 bench/files_scipy.py peaks       --lib numpy --rate 2.4e6 --input IN.cf32
+    python3 bench/files_scipy.py psd         --lib numpy --rate 2.4e6 --input IN.cf32 --output OUT.csv
+    python3 bench/files_scipy.py extract     --lib cupy  --rate 2.4e6 --input IN.cf32 --output OUT.cf32 \
+        --shift 700e3 --lowpass 100e3 --decimate 8
+    python3 bench/files_scipy.py npz         --lib numpy --rate 2.4e6 --input IN.cf32 --output OUT.npz
 
 Each job reads the whole raw cf32 file with np.fromfile and computes what the phasor command of the same
 name computes (same taps, window, hop, scaling and output layout):
@@ -11,7 +15,13 @@ name computes (same taps, window, hop, scaling and output layout):
   spectrogram  |STFT|^2 / (sum w)^2 with a periodic Hann window, no detrending, fftshift order, in dB,
                saved as a frames x fft float32 .npy;
   correlate    |correlate(x, t, mode="valid")| / (||t|| * ||x window||), the top distinct lags as JSON;
-  peaks        the Welch spectrum (Hann, 50 % overlap, same scaling), the strongest local maxima as JSON.
+  peaks        the Welch spectrum (Hann, 50 % overlap, same scaling), the strongest local maxima as JSON;
+  psd          welch(x, fs, nperseg=fft) with its defaults (Hann, half overlap, constant detrend, density),
+               two-sided, fftshift order, saved with np.savetxt as frequency,psd CSV lines;
+  extract      x times exp(-2 pi i shift n / fs), oaconvolve(mode="same") with firwin(numtaps, lowpass, fs),
+               every decimate-th sample ([::decimate]), written as cf32;
+  npz          spectrogram(x, fs, "hann", nperseg=fft, noverlap, detrend=False, return_onesided=False)
+               (density, mode psd) saved as f, t, Sxx with np.savez.
 The taps and templates are cast to float32/complex64 so the work stays in single precision, as phasor's
 GPU backends and the issue's CuPy comparison do.
 """
@@ -26,7 +36,7 @@ import scipy.signal
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("job", choices=["filter", "spectrogram", "correlate", "peaks"])
+    p.add_argument("job", choices=["filter", "spectrogram", "correlate", "peaks", "psd", "extract", "npz"])
     p.add_argument("--lib", choices=["numpy", "cupy"], default="numpy")
     p.add_argument("--input", required=True)
     p.add_argument("--output")
@@ -37,6 +47,8 @@ def parse_args():
     p.add_argument("--fft", type=int, default=4096)
     p.add_argument("--overlap", type=float, default=0.75)
     p.add_argument("--top", type=int, default=5)
+    p.add_argument("--shift", type=float, default=0.0)
+    p.add_argument("--decimate", type=int, default=1)
     return p.parse_args()
 
 
@@ -112,6 +124,31 @@ def main():
         idx, _ = scipy.signal.find_peaks(db)
         best = idx[np.argsort(db[idx])[::-1][: a.top]]
         json.dump([{"frequency": float(freqs[i]), "level": float(db[i])} for i in best], sys.stdout)
+
+    elif a.job == "psd":
+        freqs, p = sig.welch(x, fs=a.rate, nperseg=a.fft, return_onesided=False)
+        table = np.column_stack((np.fft.fftshift(to_host(freqs)), np.fft.fftshift(to_host(p))))
+        np.savetxt(a.output, table, delimiter=",", header="frequency_hz,psd_V2_per_Hz", comments="")
+
+    elif a.job == "extract":
+        n = xp.arange(x.size, dtype=np.float64)
+        mixed = x * xp.exp(-2j * np.pi * (a.shift / a.rate) * n).astype(np.complex64)
+        taps = xp.asarray(scipy.signal.firwin(a.numtaps, a.lowpass, fs=a.rate).astype(np.float32))
+        y = sig.oaconvolve(mixed, taps, mode="same")[:: a.decimate]
+        to_host(y).astype(np.complex64, copy=False).tofile(a.output)
+
+    elif a.job == "npz":
+        hop = max(1, round(a.fft * (1 - a.overlap)))
+        f, t, sxx = sig.spectrogram(
+            x,
+            fs=a.rate,
+            window="hann",
+            nperseg=a.fft,
+            noverlap=a.fft - hop,
+            detrend=False,
+            return_onesided=False,
+        )
+        np.savez(a.output, f=to_host(f), t=to_host(t), Sxx=to_host(sxx))
 
 
 if __name__ == "__main__":
