@@ -20,6 +20,7 @@ import { OFFLINE_METHODS, OfflineWork } from '../offline/work.js';
 import {
   clientMessageSchema,
   requestSchemas,
+  type MeasureResult,
   type Method,
   type MethodResults,
   type RecordingStatus,
@@ -28,6 +29,7 @@ import {
 import { encodeRows } from '../protocol/rows-codec.js';
 import { Recorder, STOPPED } from '../record/recorder.js';
 import { defaultEngine, type Engine } from './engine.js';
+import { LiveMeasure } from './measure.js';
 import type { NetworkAccess } from './network-access.js';
 import { LiveSession, planAnalysis } from './session.js';
 
@@ -87,6 +89,8 @@ class Connection implements EngineConnection {
   #session: LiveSession | null = null;
   /** The live source's recording (recordStart), fed by the session's tap; at most one. */
   #recording: ActiveRecording | null = null;
+  /** Measurements of the running session's newest samples (measureLive); its ring only while wanted. */
+  #measure: LiveMeasure | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -188,6 +192,17 @@ class Connection implements EngineConnection {
     }
     if (OFFLINE_METHODS.has(method as Method)) {
       this.#offline.run(id, method as Method, params.data);
+      return;
+    }
+    // Beside the queue: a first measurement waits for its samples and must not hold up a stop.
+    if (method === 'measureLive') {
+      this.#measureLive(params.data as z.infer<(typeof requestSchemas)['measureLive']>).then(
+        (result) => this.#post({ type: 'reply', id, ok: true, result }),
+        (err: unknown) => {
+          const e = errorInfo(err);
+          this.#fail(id, e.code, e.message);
+        },
+      );
       return;
     }
     // One live request at a time, in order (a stop never overtakes the start before it).
@@ -317,6 +332,17 @@ class Connection implements EngineConnection {
     }
   }
 
+  async #measureLive(p: z.infer<(typeof requestSchemas)['measureLive']>): Promise<MeasureResult> {
+    const backend = await this.#engine.backend();
+    const s = this.#session;
+    if (!s) throw new PhasorError('invalid-argument', 'no live session is running: start one first');
+    if (this.#measure?.session !== s) {
+      this.#measure?.dispose();
+      this.#measure = new LiveMeasure(s, backend);
+    }
+    return this.#measure.measure(p);
+  }
+
   async #recordStart(path: string): Promise<RecordingStatus> {
     const s = this.#session;
     if (!s || s.ended)
@@ -391,6 +417,8 @@ class Connection implements EngineConnection {
 
   async #stopSession(): Promise<void> {
     if (this.#recording) await this.#endRecording('session stopped').catch(() => undefined);
+    this.#measure?.dispose();
+    this.#measure = null;
     const s = this.#session;
     this.#session = null;
     await s?.stop();

@@ -21,6 +21,8 @@ import {
   FFT_SIZE_MIN,
   FILE_FFT_SIZE_MAX,
   LIVE_FFT_SIZE_MAX,
+  LIVE_MEASURE_SECONDS_DEFAULT,
+  LIVE_MEASURE_SECONDS_MAX,
   OVERLAP_MAX,
   PEAK_COUNT_MAX,
   SPECTRUM_FFT_SIZE_MAX,
@@ -590,6 +592,15 @@ export const requestSchemas = {
    * disk, the source ending), leaving a readable file each time. */
   recordStart: z.object({ path: z.string().min(1).max(4096) }),
   recordStop: z.object({}),
+  /** Band measurements (as `measure`) of the running live session's newest `seconds` of samples, the
+   * channel it analyses, in [fLow, fHigh] (Hz, absolute as its frequencyRange); start/end: stream frames. */
+  measureLive: z.object({
+    seconds: z.number().positive().max(LIVE_MEASURE_SECONDS_MAX).default(LIVE_MEASURE_SECONDS_DEFAULT),
+    fLow: hz.optional(),
+    fHigh: hz.optional(),
+    window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
+    fft: z.number().int().min(FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
+  }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -622,6 +633,7 @@ export interface MethodResults {
   retune: LiveInfo;
   recordStart: RecordingStatus;
   recordStop: RecordingStatus;
+  measureLive: MeasureResult;
 }
 
 export type MethodParams = { [M in Method]: z.input<(typeof requestSchemas)[M]> };

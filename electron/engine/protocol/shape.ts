@@ -203,3 +203,12 @@ export function windowEnbw(window: string): number | undefined {
 export function resolutionBandwidth(enbw: number, sampleRate: number, fft: number): number {
   return enbw * binWidth(sampleRate, fft);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Live measurements (measureLive)
+
+/** Seconds of the newest live samples a measurement takes by default, and at most. */
+export const LIVE_MEASURE_SECONDS_DEFAULT = 1;
+export const LIVE_MEASURE_SECONDS_MAX = 10;
+/** Frames the live measurement ring holds at most (4 bytes a value, 2 values a frame for I/Q: 64 MiB). */
+export const LIVE_MEASURE_FRAMES_MAX = 1 << 23;
