@@ -1,8 +1,8 @@
 // Measurements of a live session's newest samples (live/measure.ts): the ring holds exactly the newest
 // frames of the stream (the measurement equals dsp/measure.ts on the same frames generated afresh), band
 // power, SNR and THD of a generator's tone, harmonics and noise against their known levels, absolute
-// frequencies of an I/Q stream, a channel of raw integers, the ring's bounds and idle release, and the
-// one-line refusals; measureLive over the connection.
+// frequencies of an I/Q stream and of a tuner after a retune (which empties the ring), a channel of raw
+// integers, the ring's bounds and idle release, and the one-line refusals; measureLive over the connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
@@ -22,6 +22,7 @@ import { LIVE_MEASURE_FRAMES_MAX } from '../../electron/engine/protocol/shape.js
 import { createGenerator, type GeneratorOptions } from '../../electron/engine/sources/generator.js';
 import type { LiveBlock, LiveSource } from '../../electron/engine/sources/live-source.js';
 import type { ReadOptions, SourceInfo } from '../../electron/engine/sources/source.js';
+import { cu8Source, plan } from '../record/helpers.js';
 import { CollectingSink, unpaced, until } from './helpers.js';
 
 const FS = 44100; // 221-frame blocks: the ring wraps inside a block
@@ -226,6 +227,33 @@ describe('LiveMeasure', () => {
     expect(Math.abs(r.bandPower - 20 * Math.log10(0.25))).toBeLessThan(0.1);
     m.dispose();
     await expect(m.measure()).rejects.toThrow(/^the live session stopped$/);
+    await s.stop();
+  });
+});
+
+describe('LiveMeasure on a tuner', () => {
+  it('empties the ring at a retune, and measures at the new centre', async () => {
+    // rtl_tcp-like cu8 bytes: a tone at fs/8 above the centre, 0.6 s at 100 MHz, then 0.4 s at 101 MHz
+    const FRAMES = 4096;
+    const s = session(
+      cu8Source([...plan(0, 300, FRAMES, 100e6), ...plan(300 * FRAMES, 200, FRAMES, 101e6)], 2.048e6),
+    );
+    const m = new LiveMeasure(s, backend);
+    const first = m.measure({ seconds: 0.25 });
+    s.start();
+    const before = await first;
+    expect(before.tone!.frequency).toBeCloseTo(100.256e6, -1);
+    await s.done;
+    expect(m.buffered).toBe(200 * FRAMES);
+    const r = await m.measure({ seconds: 0.3, fLow: 101.2e6, fHigh: 101.3e6 });
+    expect(r.end).toBe(500 * FRAMES);
+    expect(r.tone!.frequency).toBeCloseTo(101.256e6, -1);
+    // amplitude 100/127.5 of full scale, the dither 40 dB below
+    expect(Math.abs(r.tone!.level - 20 * Math.log10(100 / 127.5))).toBeLessThan(0.1);
+    await expect(m.measure({ seconds: 0.5 })).rejects.toThrow(
+      /^the live source ended: 0\.4 s buffered, 0\.5 s wanted$/,
+    );
+    m.dispose();
     await s.stop();
   });
 });
