@@ -66,6 +66,24 @@ function welchDb(x: Float64Array, start: number, end: number, n: number, k: numb
   return 10 * Math.log10(((acc / segments) * 4) / (sum * sum));
 }
 
+/** float64 power (dBFS) of each Welch segment of x[start, end) at bin k (the max / min hold's inputs). */
+function segmentDbs(x: Float64Array, start: number, end: number, n: number, k: number): number[] {
+  const w = Float64Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+  const sum = w.reduce((a, b) => a + b, 0);
+  const out: number[] = [];
+  for (let s = start; s + n <= end; s += n / 2) {
+    let re = 0;
+    let im = 0;
+    for (let i = 0; i < n; i++) {
+      const v = x[s + i] * w[i];
+      re += v * Math.cos((2 * Math.PI * k * i) / n);
+      im -= v * Math.sin((2 * Math.PI * k * i) / n);
+    }
+    out.push(10 * Math.log10(((re * re + im * im) * 4) / (sum * sum)));
+  }
+  return out;
+}
+
 function peak(s: Spectrum, lo = -Infinity, hi = Infinity): { f: number; level: number } {
   let best = { f: NaN, level: -Infinity };
   s.data.forEach((v, k) => {
@@ -134,6 +152,49 @@ describe('fileSpectrum', () => {
     // A range shorter than the default segment takes a shorter one.
     const short = await c.ok<Spectrum>('fileSpectrum', { file: f.file, start: 1000, end: 4000 });
     expect(short.fft).toBe(2048);
+    c.conn.close();
+  });
+
+  it('returns the max and min hold over the segments beside the mean, matching float64', async () => {
+    const c = new Client(engine);
+    const f = await open(c, 'tones.wav');
+    const s = await c.ok<Spectrum>('fileSpectrum', {
+      file: f.file,
+      fft: 2048,
+      traces: ['mean', 'max', 'min'],
+    });
+    expect(s.traces).toEqual(['mean', 'max', 'min']);
+    expect(s.bins).toBe(1025);
+    expect(s.data.length).toBe(3 * 1025);
+    const trace = (j: number) => s.data.subarray(j * s.bins, (j + 1) * s.bins);
+    const [mean, max, min] = [trace(0), trace(1), trace(2)];
+    for (const k of [64, 125, 320, 700]) {
+      const segs = segmentDbs(signal, 0, N, 2048, k);
+      expect(Math.abs(mean[k] - welchDb(signal, 0, N, 2048, k)), `mean ${k}`).toBeLessThan(0.01);
+      expect(Math.abs(max[k] - Math.max(...segs)), `max ${k}`).toBeLessThan(0.01);
+      // The quietest segment of a noise bin may lie 30 dB under the noise: float32's rounding shows there.
+      const lowest = Math.min(...segs);
+      expect(Math.abs(min[k] - lowest), `min ${k} at ${lowest}`).toBeLessThan(lowest < -90 ? 0.2 : 0.01);
+      expect(max[k]).toBeGreaterThanOrEqual(mean[k]);
+      expect(min[k]).toBeLessThanOrEqual(mean[k]);
+    }
+    // 7500 Hz (bin 320) is on in the second half only: the max hold reads its full −20 dBFS, the mean
+    // about 3 dB less, the min hold the noise.
+    expect(max[320]).toBeCloseTo(-20, 1);
+    expect(Math.abs(mean[320] - (-20 - 10 * Math.log10(2)))).toBeLessThan(0.5);
+    expect(min[320]).toBeLessThan(-60);
+    // 1500 Hz is on throughout: all three read it.
+    for (const t of [mean, max, min]) expect(t[64]).toBeCloseTo(20 * Math.log10(0.5), 1);
+    // Only the holds asked for, in that order; the default is the mean alone.
+    const holds = await c.ok<Spectrum>('fileSpectrum', { file: f.file, fft: 2048, traces: ['min', 'max'] });
+    expect(holds.traces).toEqual(['min', 'max']);
+    expect(Array.from(holds.data.subarray(0, 1025))).toEqual(Array.from(min));
+    expect(Array.from(holds.data.subarray(1025))).toEqual(Array.from(max));
+    const plain = await c.ok<Spectrum>('fileSpectrum', { file: f.file, fft: 2048 });
+    expect(plain.traces).toEqual(['mean']);
+    expect(Array.from(plain.data)).toEqual(Array.from(mean));
+    const bad = await c.error('fileSpectrum', { file: f.file, traces: ['peak'] });
+    expect(bad.message).toMatch(/traces/);
     c.conn.close();
   });
 

@@ -32,6 +32,8 @@ export interface WelchOptions {
   signal?: AbortSignal;
   /** Called after each block with the frames consumed so far. */
   onProgress?: (frames: number) => void;
+  /** Also keeps each bin's highest and lowest single-segment power (max and min hold). */
+  holds?: boolean;
 }
 
 export interface WelchResult {
@@ -53,6 +55,10 @@ export interface WelchResult {
   window: Float64Array;
   /** sampleRate / nperseg (Hz). */
   binWidth: number;
+  /** With `holds`: each bin's highest and lowest power over the segments (one transform each), in the
+   * normalization of `power`. */
+  maxPower?: Float64Array;
+  minPower?: Float64Array;
 }
 
 /** Floats handed to the backend per call (a batch of whole segments, at least one). */
@@ -314,6 +320,9 @@ export async function welch(
   let windowSum = 0;
   for (let i = 0; i < nperseg; i++) windowSum += window[i];
   let acc = new Float64Array(0);
+  let hi = new Float64Array(0);
+  let lo = new Float64Array(0);
+  const holds = options.holds === true;
   let bins = 0;
   const stream = await segmentSpectra(
     backend,
@@ -333,13 +342,22 @@ export async function welch(
         for (let k = 0; k < bins; k++) {
           const re = spectra[base + 2 * k];
           const im = spectra[base + 2 * k + 1];
-          acc[k] += re * re + im * im;
+          const p = re * re + im * im;
+          acc[k] += p;
+          if (holds) {
+            if (p > hi[k]) hi[k] = p;
+            if (p < lo[k]) lo[k] = p;
+          }
         }
       }
     },
     (_format, b) => {
       bins = b;
       acc = new Float64Array(b);
+      if (holds) {
+        hi = new Float64Array(b).fill(-Infinity);
+        lo = new Float64Array(b).fill(Infinity);
+      }
     },
   );
   const { format, segments } = stream;
@@ -349,6 +367,9 @@ export async function welch(
   const s2 = windowSum * windowSum;
   const fs = format.sampleRate;
   const power = new Float64Array(bins);
+  // the holds are single transforms: the average's scale times the count
+  const maxPower = holds ? new Float64Array(bins) : undefined;
+  const minPower = holds ? new Float64Array(bins) : undefined;
   const frequencies = binFrequencies(nperseg, fs, complex);
   const binWidth = binWidthOf(fs, nperseg);
   if (complex) {
@@ -358,6 +379,10 @@ export async function welch(
       // fftshift: output index k holds FFT bin (k − shift) mod N.
       const src = (k - shift + nperseg) % nperseg;
       power[k] = acc[src] * scale;
+      if (maxPower && minPower) {
+        maxPower[k] = hi[src] * scale * count;
+        minPower[k] = lo[src] * scale * count;
+      }
     }
   } else {
     const interior = 4 / (s2 * count);
@@ -365,6 +390,10 @@ export async function welch(
     for (let k = 0; k < bins; k++) {
       const isEdge = k === 0 || (nperseg % 2 === 0 && k === nperseg / 2);
       power[k] = acc[k] * (isEdge ? edge : interior);
+      if (maxPower && minPower) {
+        maxPower[k] = hi[k] * (isEdge ? edge : interior) * count;
+        minPower[k] = lo[k] * (isEdge ? edge : interior) * count;
+      }
     }
   }
   const result: WelchResult = {
@@ -379,5 +408,9 @@ export async function welch(
     binWidth,
   };
   if (complex && format.centerFrequency !== undefined) result.centerFrequency = format.centerFrequency;
+  if (maxPower && minPower) {
+    result.maxPower = maxPower;
+    result.minPower = minPower;
+  }
   return result;
 }

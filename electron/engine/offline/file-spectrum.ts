@@ -1,5 +1,6 @@
 // The File view's spectrum: a Welch average (dsp/welch.ts, half-overlapping segments) of a frame range of a
-// file, in dBFS as the live spectrum reads (a full-scale sine at 0 dBFS), cut to a frequency band.
+// file, in dBFS as the live spectrum reads (a full-scale sine at 0 dBFS), cut to a frequency band; with the
+// max and min hold over the same segments when asked.
 
 import type { Backend } from '../backends/backend.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -8,7 +9,7 @@ import { welch } from '../dsp/welch.js';
 import { windowProperties } from '../dsp/windows.js';
 import { resolveRange } from '../io/range.js';
 import { checkChannel } from '../pipeline/channels.js';
-import type { FileSpectrumResult } from '../protocol/messages.js';
+import type { FileSpectrumResult, FileSpectrumTrace } from '../protocol/messages.js';
 import { FILE_SPECTRUM_FFT, WELCH_FFT_SIZE_MIN } from '../protocol/shape.js';
 import type { SampleSource } from '../sources/source.js';
 
@@ -20,6 +21,8 @@ export interface FileSpectrumOptions {
   fft?: number;
   window: string;
   channel: number;
+  /** Default ['mean']. */
+  traces?: FileSpectrumTrace[];
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -45,6 +48,7 @@ export async function fileSpectrum(
   );
   const frames = end - start;
   const fft = o.fft ?? fileSpectrumFft(frames);
+  const traces = o.traces ?? ['mean'];
   if (frames < fft) {
     throw new InvalidArgumentError(
       `the range holds ${frames} frames, fewer than one segment of ${fft}: choose a longer range or a smaller FFT`,
@@ -54,6 +58,7 @@ export async function fileSpectrum(
     nperseg: fft,
     window: o.window,
     channel: o.channel,
+    holds: traces.some((t) => t !== 'mean'),
     ...(o.signal ? { signal: o.signal } : {}),
     onProgress: (done) => o.onProgress?.(done, frames),
   });
@@ -64,13 +69,18 @@ export async function fileSpectrum(
   while (first < w.frequencies.length && w.frequencies[first] + centre < lo) first++;
   let last = w.frequencies.length;
   while (last > first && w.frequencies[last - 1] + centre > hi) last--;
-  const levels = new Float32Array(last - first);
-  for (let k = first; k < last; k++) levels[k - first] = powerToDb(w.power[k]);
+  const bins = last - first;
+  const levels = new Float32Array(bins * traces.length);
+  traces.forEach((t, j) => {
+    const power = t === 'max' ? w.maxPower! : t === 'min' ? w.minPower! : w.power;
+    for (let k = first; k < last; k++) levels[j * bins + k - first] = powerToDb(power[k]);
+  });
   return {
     result: {
+      traces: [...traces],
       f0: (w.frequencies[first] ?? 0) + centre,
       binWidth: w.binWidth,
-      bins: levels.length,
+      bins,
       start,
       end,
       segments: w.segments,

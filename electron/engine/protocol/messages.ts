@@ -252,8 +252,15 @@ export interface AnnotationsResult {
   id?: number;
 }
 
-/** JSON part of a fileSpectrum binary reply; data = `bins` levels in dBFS, bin k at f0 + k·binWidth. */
+/** Traces fileSpectrum can return: the Welch mean, and the max / min hold over its segments. */
+export const FILE_SPECTRUM_TRACES = ['mean', 'max', 'min'] as const;
+export type FileSpectrumTrace = (typeof FILE_SPECTRUM_TRACES)[number];
+
+/** JSON part of a fileSpectrum binary reply; data = `bins` levels in dBFS for each of `traces` in turn,
+ * bin k at f0 + k·binWidth. */
 export interface FileSpectrumResult {
+  /** The traces in data, in the order asked for. */
+  traces: FileSpectrumTrace[];
   /** Frequency (Hz) of the first bin returned, absolute for I/Q with a known centre. */
   f0: number;
   binWidth: number;
@@ -495,6 +502,7 @@ export const requestSchemas = {
     fft: z.number().int().min(WELCH_FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
     window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
     channel: z.number().int().min(0).max(1023).default(0),
+    traces: z.array(z.enum(FILE_SPECTRUM_TRACES)).min(1).max(3).default(['mean']),
   }),
   readSamples: z.object({
     file: fileId,
