@@ -136,7 +136,7 @@ describe('File view exports in web mode', () => {
       /two-tones\.wav[\s\S]*fft: 4096, window: hann[\s\S]*rbw: 5\.859375 Hz/,
     );
     const { header, rows } = parseCsv(bytes.toString('utf8'));
-    expect(header).toEqual(['frequency_hz', 'level_dbfs']);
+    expect(header.slice(0, 2)).toEqual(['frequency_hz', 'level_dbfs']);
     expect(rows.length).toBe(2049);
     const maxIn = (lo: number, hi: number) =>
       rows.filter(([f]) => f >= lo && f <= hi).reduce((a, b) => (b[1] > a[1] ? b : a));

@@ -155,4 +155,21 @@ describe('marker readings', () => {
     expect(Math.abs(onPeaks[1].deltaLevel - 20 * Math.log10(0.5))).toBeLessThan(0.3);
     expect(readMarkers(markers, grid, null)[1].deltaLevel).toBeNaN();
   });
+
+  it('reads a marker with a time and level of its own (a spectrogram point) beside trace markers', () => {
+    const markers = [
+      { id: 1, frequency: 1000, time: 0.5, level: -12.5 },
+      { id: 2, frequency: 3000, time: 1.75, level: -30 },
+      { id: 3, frequency: 7220.9 },
+    ];
+    const r = readMarkers(markers, grid, 1);
+    expect(r[0]).toMatchObject({ level: -12.5, time: 0.5, deltaTime: 0, deltaLevel: 0, reference: true });
+    expect(r[1]).toMatchObject({ level: -30, time: 1.75, deltaFrequency: 2000, deltaLevel: -17.5 });
+    expect(r[1].deltaTime).toBeCloseTo(1.25, 12);
+    // Without a time of its own a marker stands at the trace's time and reads the trace.
+    expect(r[2].time).toBe(1.25);
+    expect(r[2].deltaTime).toBeCloseTo(0.75, 12);
+    expect(r[2].level).toBe(levelAt(grid, 7220.9));
+    expect(readMarkers(markers, grid, 3)[0].deltaTime).toBeCloseTo(-0.75, 12);
+  });
 });

@@ -15,6 +15,11 @@ export interface Trace {
 export interface Marker {
   id: number;
   frequency: number;
+  /** When the marker stands (s): a marker placed on a spectrogram has a time of its own; without one it
+   * reads the trace's. */
+  time?: number;
+  /** Its level (dB), read where it was placed (a spectrogram's pixel); without one it reads the trace. */
+  level?: number;
 }
 
 export interface MarkerReading {
@@ -199,11 +204,13 @@ export function readMarkers(
   trace: Trace,
   referenceId: number | null,
 ): MarkerReading[] {
-  const time = trace.time ?? NaN;
+  const levelOf = (m: Marker) => m.level ?? levelAt(trace, m.frequency);
+  const timeOf = (m: Marker) => m.time ?? trace.time ?? NaN;
   const ref = markers.find((m) => m.id === referenceId);
-  const refLevel = ref ? levelAt(trace, ref.frequency) : NaN;
+  const refLevel = ref ? levelOf(ref) : NaN;
   return markers.map((m) => {
-    const level = levelAt(trace, m.frequency);
+    const level = levelOf(m);
+    const time = timeOf(m);
     return {
       id: m.id,
       frequency: m.frequency,
@@ -211,7 +218,8 @@ export function readMarkers(
       time,
       deltaFrequency: ref ? m.frequency - ref.frequency : NaN,
       deltaLevel: ref ? level - refLevel : NaN,
-      deltaTime: ref ? 0 : NaN,
+      // Markers on one trace share its time (unknown or not): 0 apart.
+      deltaTime: !ref ? NaN : m.time === undefined && ref.time === undefined ? 0 : time - timeOf(ref),
       reference: m.id === referenceId,
     };
   });

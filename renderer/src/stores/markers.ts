@@ -25,11 +25,12 @@ export function createMarkersStore(id: string) {
 
     const full = (): boolean => markers.value.length >= MAX_MARKERS;
 
-    /** Places a marker at `frequency` (selected; the first one is the reference). Null when full. */
-    function add(frequency: number): number | null {
+    /** Places a marker at `frequency` (selected; the first one is the reference), at `time` with `level`
+     * when it has its own (a spectrogram's). Null when full. */
+    function add(frequency: number, time?: number, level?: number): number | null {
       if (full() || !Number.isFinite(frequency)) return null;
       const id = nextId++;
-      markers.value.push({ id, frequency });
+      markers.value.push({ id, frequency, ...placed(time, level) });
       selected.value = id;
       if (reference.value === null) reference.value = id;
       return id;
@@ -58,9 +59,20 @@ export function createMarkersStore(id: string) {
       readings.value = [];
     }
 
-    function move(id: number, frequency: number): void {
+    function move(id: number, frequency: number, time?: number, level?: number): void {
       const m = markers.value.find((x) => x.id === id);
-      if (m && Number.isFinite(frequency)) m.frequency = frequency;
+      if (!m || !Number.isFinite(frequency)) return;
+      m.frequency = frequency;
+      if (time !== undefined) Object.assign(m, placed(time, level));
+    }
+
+    /** The level of a marker with a time of its own (an unknown one reads the trace). */
+    function setLevel(id: number, level: number | undefined): void {
+      const m = markers.value.find((x) => x.id === id);
+      if (m && m.time !== undefined && m.level !== level) {
+        if (level === undefined || !Number.isFinite(level)) delete m.level;
+        else m.level = level;
+      }
     }
 
     function select(id: number | null): void {
@@ -69,6 +81,11 @@ export function createMarkersStore(id: string) {
 
     function setReference(id: number): void {
       if (markers.value.some((m) => m.id === id)) reference.value = id;
+    }
+
+    function placed(time?: number, level?: number): Partial<Marker> {
+      if (time === undefined || !Number.isFinite(time)) return {};
+      return level !== undefined && Number.isFinite(level) ? { time, level } : { time };
     }
 
     const current = (): Marker | undefined => markers.value.find((m) => m.id === selected.value);
@@ -102,6 +119,7 @@ export function createMarkersStore(id: string) {
       remove,
       clear,
       move,
+      setLevel,
       select,
       setReference,
       snapSelected,
@@ -113,3 +131,6 @@ export function createMarkersStore(id: string) {
 
 /** The Live view's markers. */
 export const useMarkersStore = createMarkersStore('markers');
+/** The File view's markers (on its spectrum pane and spectrogram). */
+export const useFileMarkersStore = createMarkersStore('fileMarkers');
+export type MarkersStore = ReturnType<typeof useMarkersStore>;
