@@ -1,3 +1,4 @@
+import { createPinia, setActivePinia } from 'pinia';
 import { describe, expect, it } from 'vitest';
 import {
   findPeaks,
@@ -11,6 +12,7 @@ import {
   strongestPeak,
   type Trace,
 } from '../../renderer/src/lib/markers.js';
+import { useFileMarkersStore, useMarkersStore } from '../../renderer/src/stores/markers.js';
 
 const N = 1024;
 const FS = 48000;
@@ -171,5 +173,30 @@ describe('marker readings', () => {
     expect(r[2].deltaTime).toBeCloseTo(0.75, 12);
     expect(r[2].level).toBe(levelAt(grid, 7220.9));
     expect(readMarkers(markers, grid, 3)[0].deltaTime).toBeCloseTo(-0.75, 12);
+  });
+});
+
+describe('the File view markers store', () => {
+  it('keeps its own set; a spectrogram marker keeps its time and level through moves', () => {
+    setActivePinia(createPinia());
+    const file = useFileMarkersStore();
+    const live = useMarkersStore();
+    const a = file.add(1000, 0.5, -10)!;
+    const b = file.add(3000)!;
+    expect(live.markers).toEqual([]);
+    expect(file.markers).toEqual([
+      { id: a, frequency: 1000, time: 0.5, level: -10 },
+      { id: b, frequency: 3000 },
+    ]);
+    // A level that is not finite is not kept (the pixel under it was not drawn).
+    file.move(a, 1100, 0.75, NaN);
+    expect(file.markers[0]).toEqual({ id: a, frequency: 1100, time: 0.75, level: -10 });
+    file.setLevel(a, -12);
+    file.setLevel(b, -5); // a trace marker reads the trace: no level of its own
+    expect(file.markers.map((m) => m.level)).toEqual([-12, undefined]);
+    file.update(grid);
+    expect(file.readings[1].deltaTime).toBeCloseTo(1.25 - 0.75, 12);
+    expect(file.readings[1].deltaFrequency).toBeCloseTo(3000 - 1100, 9);
+    expect(file.readings[0].level).toBe(-12);
   });
 });
