@@ -168,6 +168,20 @@ describe('File view markers and traces in web mode', () => {
     expect(r[1].time).toBeCloseTo(SECONDS / 2, 6);
     expect(Math.abs(r[1].level - (LEVEL - 10 * Math.log10(2)))).toBeLessThan(0.5);
     expect(await page.locator('[data-test="marker-line"]').count()).toBe(1);
+
+    // Dragging it on the spectrum moves it along the frequency axis (0 … 8 kHz across the chart).
+    const over = (await page.locator('[data-test="file-spectrum-chart"] .u-over').boundingBox())!;
+    const xOf = (f: number) => over.x + (f / (FS / 2)) * over.width;
+    const y = over.y + over.height / 2;
+    await page.mouse.move(xOf(1000), y);
+    await page.mouse.down();
+    await page.mouse.move(xOf(1250), y);
+    await page.mouse.move(xOf(1500), y);
+    await page.mouse.up();
+    const dragged = await rows();
+    expect(Math.abs(dragged[1].frequency - 1500)).toBeLessThan((2 * (FS / 2)) / over.width);
+    expect(dragged[1].level).toBeLessThan(-50);
+    expect(dragged.length).toBe(2);
     expect(pageErrors).toEqual([]);
   });
 });
