@@ -3,11 +3,12 @@
 // on the spectrogram places a marker at (t, f) on each tone: the table gives Δf ≈ 2 kHz and Δt ≈ the time
 // between the clicks, within a pixel. The spectrum's CSV carries the mean and the max / min hold: the max
 // hold reads each tone at its level, the mean 3 dB less (each tone is there half the time).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppPage, parseCsv } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
@@ -20,16 +21,8 @@ const LEVEL = 20 * Math.log10(0.3);
 let dir: string;
 let server: Server;
 let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
-
-async function until(expression: string, timeout = 15_000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
 
 interface Row {
   frequency: number;
@@ -56,20 +49,10 @@ beforeAll(async () => {
   writeWav(join(dir, 'two-halves.wav'), FS, x);
   server = await startServe(['--root', dir]);
   browser = await launchChromium();
-  page = await browser.newPage({
-    viewport: { width: 1280, height: 800 },
-    deviceScaleFactor: 1,
-    acceptDownloads: true,
-  });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(`${server.url.replace(/\/?(\?|$)/, '/$1')}#/file`);
-  await until('!!window.__phasor && window.__phasor.requests.some((r) => r.method === "hello" && r.ok)');
-  await page.click('[data-test="toolbar-open"]');
-  await page.fill('[data-test="browser-path"]', dir);
-  await page.press('[data-test="browser-path"]', 'Enter');
-  await page.locator('[data-test="browser-entries"] [data-name="two-halves.wav"]').dblclick();
-  await until(`document.querySelector('[data-test="file-spectrogram"]')?.dataset.state === 'ready'`);
-  await until(`document.querySelector('[data-test="file-spectrum"]')?.dataset.state === 'ready'`);
+  app = await AppPage.open(browser, server, { timeout: 15_000, hash: '#/file' });
+  page = app.page;
+  await app.openFile(dir, 'two-halves.wav');
+  await app.until(`document.querySelector('[data-test="file-spectrum"]')?.dataset.state === 'ready'`);
   await page.waitForTimeout(100);
 }, 120_000);
 
@@ -124,18 +107,10 @@ describe('File view markers and traces in web mode', () => {
 
   it('exports mean, max and min hold: the max hold reads each tone, the mean 3 dB less', async () => {
     await page.check('[data-test="file-max-hold"]');
-    const [d] = (await Promise.all([
-      page.waitForEvent('download'),
-      page.click('[data-test="file-export-csv"]'),
-    ])) as [Download, void];
-    expect(d.suggestedFilename()).toBe('two-halves-spectrum.csv');
-    const lines = readFileSync(await d.path(), 'utf8').split('\n');
-    const header = lines.findIndex((l) => l.startsWith('frequency_hz'));
-    expect(lines[header]).toBe('frequency_hz,level_dbfs,max_hold_dbfs,min_hold_dbfs');
-    const data = lines
-      .slice(header + 1)
-      .filter(Boolean)
-      .map((l) => l.split(',').map(Number));
+    const { name, bytes } = await app.download('[data-test="file-export-csv"]');
+    expect(name).toBe('two-halves-spectrum.csv');
+    const { header, rows: data } = parseCsv(bytes.toString('utf8'));
+    expect(header.join(',')).toBe('frequency_hz,level_dbfs,max_hold_dbfs,min_hold_dbfs');
     expect(data.length).toBe(2049);
     for (const f of [1000, 3000]) {
       const [, mean, max, min] = data.find((r) => r[0] === f)!;
@@ -182,6 +157,6 @@ describe('File view markers and traces in web mode', () => {
     expect(Math.abs(dragged[1].frequency - 1500)).toBeLessThan((2 * (FS / 2)) / over.width);
     expect(dragged[1].level).toBeLessThan(-50);
     expect(dragged.length).toBe(2);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });
