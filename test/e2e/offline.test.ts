@@ -168,6 +168,10 @@ describe('offline views in web mode', () => {
 
   it('applies a low-pass filter with progress; the output has lost the stop-band tone', async () => {
     await view('filter');
+    // The default design is drawn before any edit, its exports ready.
+    await until(`document.querySelector('[data-test="design-result"]')?.textContent.includes('101 taps')`);
+    expect(await page.isEnabled('[data-test="taps-export-json"]')).toBe(true);
+    expect(await page.locator('[data-test="filter-charts"] .empty').count()).toBe(0);
     await page.click('[data-kind="lowpass"]');
     await page.click('[data-test="mode-window"]');
     await page.fill('[data-test="cutoff"]', '3000');

@@ -5,6 +5,7 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { firwin } from '../../electron/engine/dsp/firwin.js';
 import type { BenchRowInfo, DeviceBenchRowInfo } from '../../electron/engine/protocol/messages.js';
 import BenchCharts from '../../renderer/src/components/BenchCharts.vue';
 import BenchTable from '../../renderer/src/components/BenchTable.vue';
@@ -15,14 +16,16 @@ import FilterDesignPanel from '../../renderer/src/components/FilterDesignPanel.v
 import RawFormatDialog from '../../renderer/src/components/RawFormatDialog.vue';
 import TapsPanel from '../../renderer/src/components/TapsPanel.vue';
 import { compareRuns } from '../../renderer/src/lib/bench-io.js';
+import { tapsResponse } from '../../renderer/src/lib/filter-response.js';
 import { useBenchStore } from '../../renderer/src/stores/bench.js';
 import { useConnectionStore } from '../../renderer/src/stores/connection.js';
 import { useCorrelationStore } from '../../renderer/src/stores/correlation.js';
 import { useFilesStore } from '../../renderer/src/stores/files.js';
-import { useFilterStore } from '../../renderer/src/stores/filter.js';
+import { DESIGN_DEBOUNCE_MS, FILTER_DESIGN_KEY, useFilterStore } from '../../renderer/src/stores/filter.js';
 import BenchView from '../../renderer/src/views/BenchView.vue';
 import CorrelationView from '../../renderer/src/views/CorrelationView.vue';
 import FileView from '../../renderer/src/views/FileView.vue';
+import FilterView from '../../renderer/src/views/FilterView.vue';
 import { FakeConnection, settle } from './fake-connection.js';
 import { fileInfo } from './offline-fixtures.js';
 
@@ -203,6 +206,71 @@ describe('FilterDesignPanel', () => {
     // Arrow keys move between the types.
     await w.find('[role="radiogroup"]').trigger('keydown', { key: 'ArrowRight' });
     expect(filter.design.kind).toBe('bandstop');
+    w.unmount();
+  });
+});
+
+describe('FilterView', () => {
+  /** An engine that designs with firwin (window designs only). */
+  function designer(conn: FakeConnection): void {
+    conn.handle('designFilter', (p) => {
+      const taps = Array.from(
+        firwin(p.numtaps!, p.cutoff, {
+          window: p.window,
+          fs: p.fs,
+          passZero: p.kind === 'lowpass' || p.kind === 'bandstop',
+        }),
+      );
+      return { taps, numtaps: taps.length, window: p.window!, response: tapsResponse(taps, p.fs, p.points) };
+    });
+  }
+
+  it('draws the default design at once: response and exports without an edit', async () => {
+    const conn = await connected();
+    designer(conn);
+    const w = mount(FilterView, { global: { plugins: [pinia], stubs: { ...stubs, FileSpectrogram: true } } });
+    await new Promise((r) => setTimeout(r, DESIGN_DEBOUNCE_MS + 20));
+    await settle();
+    expect(conn.count('designFilter')).toBe(1);
+    expect(conn.last('designFilter')).toEqual({
+      kind: 'lowpass',
+      cutoff: 4000,
+      fs: 48000,
+      numtaps: 101,
+      window: 'hamming',
+      points: 1024,
+    });
+    const filter = useFilterStore();
+    expect(filter.taps).toHaveLength(101);
+    // Pass band at 0 dB, stop band (2 kHz past the edge) below hamming's ~−53 dB side lobes.
+    const r = filter.response!;
+    const at = (f: number) => r.magnitudeDb[r.frequencies.findIndex((x) => x >= f)];
+    expect(at(0)).toBeCloseTo(0, 2);
+    expect(at(6000)).toBeLessThan(-50);
+    expect(w.find('[data-test="design-result"]').text()).toContain('101 taps');
+    expect(w.find('.empty').exists()).toBe(false);
+    expect(w.find('[data-test="taps-export-txt"]').attributes('disabled')).toBeUndefined();
+    expect(w.find('[data-test="taps-export-json"]').attributes('disabled')).toBeUndefined();
+    w.unmount();
+  });
+
+  it('draws the stored design once the engine says hello, when the view opened before', async () => {
+    localStorage.setItem(FILTER_DESIGN_KEY, JSON.stringify({ kind: 'highpass', cutoff: 300, numtaps: 51 }));
+    const conn = new FakeConnection();
+    conn.state = 'connecting';
+    designer(conn);
+    const store = useConnectionStore();
+    void store.attach(conn);
+    const w = mount(FilterView, { global: { plugins: [pinia], stubs: { ...stubs, FileSpectrogram: true } } });
+    await new Promise((r) => setTimeout(r, DESIGN_DEBOUNCE_MS + 20));
+    expect(conn.count('designFilter')).toBe(0);
+    conn.setState('open');
+    await settle();
+    await new Promise((r) => setTimeout(r, DESIGN_DEBOUNCE_MS + 20));
+    await settle();
+    expect(conn.count('designFilter')).toBe(1);
+    expect(conn.last('designFilter')).toMatchObject({ kind: 'highpass', cutoff: 300, numtaps: 51 });
+    expect(w.find('[data-test="design-result"]').text()).toContain('51 taps');
     w.unmount();
   });
 });

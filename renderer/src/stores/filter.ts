@@ -209,6 +209,9 @@ export const useFilterStore = defineStore('filter', () => {
     () => connection.epoch,
     () => scheduleDesign(),
   );
+  // The design the form opens with (default or stored) is drawn without waiting for an edit; before the
+  // engine has said hello, the epoch watch above does it.
+  if (connection.ready) scheduleDesign();
 
   function setKind(kind: FilterKind): void {
     design.kind = kind;
