@@ -62,18 +62,36 @@ describe('paced sources', () => {
     const seen: LiveBlock[] = [];
     for await (const b of src.blocks()) {
       seen.push(b);
-      if (seen.length === 1) clock.t += 400; // the consumer stalls for 400 ms after block 0 (due at 5 ms)
-      if (seen.length === 2) break;
+      if (seen.length === 2) clock.t += 400; // the consumer stalls for 400 ms after block 1 (due at 10 ms)
+      if (seen.length === 3) break;
     }
-    // At 405 ms the present is frame 405 × 48 = 19440: the 19200 frames after block 0 are skipped
+    // At 410 ms the present is frame 410 × 48 = 19680: the 19200 frames after block 1 are skipped
     // (80 blocks of 240), and the next block starts there, with the generator's samples of that frame.
     expect(src.droppedBlocks).toBe(80);
-    expect(seen[1].start).toBe(19440);
+    expect(seen[2].start).toBe(19680);
     const direct = createGenerator({ sampleRate: 48000, tones: [{ frequency: 440 }] });
-    for await (const b of direct.blocks({ start: 19440, blockFrames: 240 })) {
-      expect(Array.from(seen[1].data as Float32Array)).toEqual(Array.from(b.data as Float32Array));
+    for await (const b of direct.blocks({ start: 19680, blockFrames: 240 })) {
+      expect(Array.from(seen[2].data as Float32Array)).toEqual(Array.from(b.data as Float32Array));
       break;
     }
+  });
+
+  it('starts its clock once the consumer has taken the first block through (warm-up is not a stall)', async () => {
+    const clock = fakeClock();
+    const gen = createGenerator({ sampleRate: 48000, tones: [{ frequency: 440 }] });
+    const src = pacedSource(gen, { label: 'g', now: clock.now, sleep: clock.sleep, maxLagMs: 250 });
+    const seen: LiveBlock[] = [];
+    const at: number[] = [];
+    for await (const b of src.blocks()) {
+      seen.push(b);
+      at.push(clock.t);
+      if (seen.length === 1) clock.t += 900; // the pipeline's first call (backend start-up, JIT)
+      if (seen.length === 6) break;
+    }
+    // Nothing skipped or counted: the stream runs on frame by frame, each block 5 ms after the one before.
+    expect(src.droppedBlocks).toBe(0);
+    expect(seen.map((b) => b.start)).toEqual([0, 240, 480, 720, 960, 1200]);
+    expect(at.slice(1).map((t) => t - 1000)).toEqual([910, 915, 920, 925, 930]);
   });
 
   it('jumps within a looping file', async () => {
@@ -96,14 +114,14 @@ describe('paced sources', () => {
     const seen: LiveBlock[] = [];
     for await (const b of src.blocks()) {
       seen.push(b);
-      if (seen.length === 1) clock.t += 2500; // the consumer stalls 2.5 s after block 0 (40 frames, due at 5 ms)
-      if (seen.length === 2) break;
+      if (seen.length === 2) clock.t += 2500; // the consumer stalls 2.5 s after block 1 (40 frames, due at 10 ms)
+      if (seen.length === 3) break;
     }
-    // The present is 2.505 s = frame 20040 of the stream; 20000 frames skipped (500 blocks of 40); the file
-    // has 8000 frames, so the stream's frame 20040 is the file's frame 4040.
+    // The present is 2.51 s = frame 20080 of the stream; 20000 frames skipped (500 blocks of 40); the file
+    // has 8000 frames, so the stream's frame 20080 is the file's frame 4080.
     expect(src.droppedBlocks).toBe(500);
-    expect(seen[1].start).toBe(20040);
-    expect((seen[1].data as Float32Array)[0]).toBe(Math.fround(4040 / n));
+    expect(seen[2].start).toBe(20080);
+    expect((seen[2].data as Float32Array)[0]).toBe(Math.fround(4080 / n));
     await src.close();
   });
 

@@ -6,6 +6,11 @@
 // consumer that falls more than `maxLagMs` behind makes the source jump to the present, reading on from
 // there (the skipped blocks are counted as dropped, as a sound card would overrun) instead of replaying the
 // backlog faster than real time; nothing is produced for the frames it skips.
+//
+// The clock starts when the consumer has taken the first block through: the time it spends on that one
+// (the pipeline warming up: the backend's first call, worker start-up, JIT) is start-up, not a stall, so
+// it moves the clock on instead of skipping frames. A skip there would be counted as a drop and would cut
+// the signal inside a frame, painting a broadband skirt into the first spectra and the peak hold.
 
 import { CancelledError } from '../errors.js';
 import type { ReadOptions, SampleSource, SourceInfo } from './source.js';
@@ -66,7 +71,8 @@ class PacedSource implements LiveSource {
     const blockFrames = liveBlockFrames(rate, this.#options.blockSeconds);
     const length = this.#inner.info.samples;
     const loop = this.#options.loop === true;
-    const t0 = now();
+    let t0 = now();
+    let warm = false;
     let frames = 0; // stream frames so far, yielded or skipped
     let pos = 0; // where the next block starts in the inner source
     let breathed = t0;
@@ -104,6 +110,11 @@ class PacedSource implements LiveSource {
           breathed = now();
           if (signal?.aborted) return;
           yield { format: b.format, start: frames, frames: b.frames, data: b.data, captureTime: wallClock() };
+          if (!warm) {
+            // Back for the second block: real time runs from here (see the file comment).
+            warm = true;
+            t0 += Math.max(0, now() - due);
+          }
           frames += b.frames;
           pos += b.frames;
         }
