@@ -22,6 +22,18 @@ function expectOneLineRefusal(r: { code: number | null; stderr: string }): void 
 }
 
 describe('phasor refusals are one line', () => {
+  it('a microphone that cannot be opened: the audio libraries’ stderr noise is not shown', async () => {
+    // No sound server reachable and no such device: RtAudio falls back to ALSA, whose client library
+    // writes "ALSA lib …" lines to fd 2 (CI: audify installed); here audify may be missing. Either
+    // way the user reads one line. (test/live/audio-noise.test.ts drives this with a noisy stand-in.)
+    const r = await runCli(['monitor', '--source', 'mic:no such phasor device', '--duration', '1'], {
+      env: { ...process.env, PULSE_SERVER: 'unix:/nonexistent/phasor-pulse', PHASOR_DEBUG: '' },
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^phasor: [^\n]*\n$/);
+    expect(r.stderr).not.toMatch(/ALSA lib|jack|Cannot connect/i);
+  });
+
   it('a SigMF meta that is not JSON, with escape codes and line breaks in it', async () => {
     writeFileSync(f('bad.sigmf-meta'), '{"global":\n\x1b[2J\x1b[31mRED\r\n\u2028}');
     writeFileSync(f('bad.sigmf-data'), new Uint8Array(16));

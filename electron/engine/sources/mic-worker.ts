@@ -1,6 +1,7 @@
 // The audio worker: loads audify (RtAudio bindings) lazily and captures float32 blocks from one input
-// channel, posting each block (transferred, not copied) with the wall-clock time it arrived. Runs in a
-// worker thread so that RtAudio's blocking calls never stall the engine's event loop.
+// channel, posting each block with the wall-clock time it arrived. Runs in a child process of the engine
+// (audio-process.ts) so that RtAudio's blocking calls never stall the engine's event loop and the audio
+// libraries' stderr noise never reaches the terminal; it also runs as a worker thread (blocks transferred).
 
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
@@ -155,7 +156,8 @@ interface Stream {
 const streams = new Map<number, Stream>();
 
 function post(message: FromAudioWorker, transfer?: ArrayBuffer[]): void {
-  parentPort?.postMessage(message, transfer);
+  if (parentPort) parentPort.postMessage(message, transfer);
+  else if (process.connected) process.send?.(message);
 }
 
 function open(msg: Extract<ToAudioWorker, { op: 'open' }>): OpenedStream {
@@ -263,7 +265,11 @@ function handle(msg: ToAudioWorker): unknown {
 // answered only after the queue had time to drain, and the host stops the worker only after that.
 const DRAIN_MS = 50;
 
-parentPort?.on('message', (msg: ToAudioWorker) => {
+// The engine went away (its IPC channel closed): so does this process.
+if (!parentPort) process.once('disconnect', () => process.exit(0));
+
+const port = parentPort ?? process;
+port.on('message', (msg: ToAudioWorker) => {
   let reply: FromAudioWorker;
   try {
     reply = { op: 'reply', id: msg.id, ok: true, result: handle(msg) };

@@ -1,5 +1,5 @@
-// Microphone capture: a live source fed by the audio worker (electron/engine/sources/mic-worker.ts), which
-// hosts audify (RtAudio; PulseAudio on Linux, the platform's default API elsewhere).
+// Microphone capture: a live source fed by the audio worker (electron/engine/sources/mic-worker.ts, in a
+// child process: audio-process.ts), which hosts audify (RtAudio; PulseAudio on Linux, the platform's default API elsewhere).
 //
 //   const mic = await openMicrophone({ device: '', sampleRate: 48000, channel: 0 });
 //   for await (const block of mic.blocks({ signal })) …   // float32 mono blocks, endless
@@ -10,7 +10,6 @@
 // unplugged), ends the iteration with a PhasorError ('io') whose message says what happened.
 // audify is loaded lazily in the worker: when it cannot load, probeMicrophone() says why and how to fix it.
 
-import type { Worker } from 'node:worker_threads';
 import { InvalidArgumentError, PhasorError } from '../errors.js';
 import type { AudioDevice } from '../protocol/messages.js';
 import type { ReadOptions, SourceInfo } from './source.js';
@@ -23,7 +22,8 @@ import type {
   ProbeResult,
   ToAudioWorker,
 } from './mic-messages.js';
-import { findWorkerScript, startWorker } from './worker-url.js';
+import { startAudioProcess, type AudioProcess } from './audio-process.js';
+import { findWorkerScript } from './worker-url.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Driver: how the source talks to the audio library (the worker by default; a fake in tests)
@@ -74,14 +74,14 @@ interface Pending {
 
 /** The audio worker, started on first use and stopped when idle (so it never keeps a CLI alive). */
 class AudioWorkerHost implements MicDriver {
-  #worker: Worker | null = null;
+  #worker: AudioProcess | null = null;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #streams = new Map<number, MicStreamHandlers>();
   #idleTimer: ReturnType<typeof setTimeout> | null = null;
   #probe: Promise<string | undefined> | null = null;
 
-  #start(): Worker {
+  #start(): AudioProcess {
     if (this.#worker) return this.#worker;
     const script = workerUrlOverride
       ? { url: workerUrlOverride }
@@ -92,10 +92,11 @@ class AudioWorkerHost implements MicDriver {
         'audio input is not available: the audio worker script (mic-worker.js) is missing from this build',
       );
     }
-    const w = startWorker(script);
-    w.on('message', (m: FromAudioWorker) => this.#onMessage(m));
-    w.on('error', (err) => this.#fail(`the audio worker failed: ${err.message}`));
-    w.on('exit', (code) => {
+    // A process of its own, not a thread: the audio library's stderr noise must not reach the terminal.
+    const w = startAudioProcess(script);
+    w.onMessage((m) => this.#onMessage(m as FromAudioWorker));
+    w.onError((err) => this.#fail(`the audio worker failed: ${err.message}`));
+    w.onExit((code) => {
       if (this.#worker === w) {
         this.#worker = null;
         this.#fail(`the audio worker stopped (exit code ${code})`);
@@ -159,7 +160,7 @@ class AudioWorkerHost implements MicDriver {
   }
 
   #request<T>(msg: ToAudioWorker): Promise<T> {
-    let w: Worker;
+    let w: AudioProcess;
     try {
       w = this.#start();
     } catch (err) {
@@ -238,7 +239,7 @@ class AudioWorkerHost implements MicDriver {
 
 let sharedHost: AudioWorkerHost | undefined;
 
-/** The audio library in its worker thread (one per process). */
+/** The audio library in its worker process (one per engine process). */
 export function audioDriver(): MicDriver {
   sharedHost ??= new AudioWorkerHost();
   return sharedHost;
