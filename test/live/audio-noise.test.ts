@@ -16,9 +16,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let scripts = 0;
 
 /** Runs `body` in a fresh Node process (the engine loaded from its sources) and returns what it wrote. */
-function runNode(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runNode(
+  body: string,
+  prelude = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const code =
-    `import { openMicrophone, setAudioWorkerUrl, shutdownAudio } from ${JSON.stringify(mic)};\n` +
+    prelude +
+    `const { openMicrophone, setAudioWorkerUrl, shutdownAudio } = await import(${JSON.stringify(mic)});\n` +
     `setAudioWorkerUrl(new URL(${JSON.stringify(fake)}));\n${body}\nawait shutdownAudio();`;
   const script = join(dir, `run-${scripts++}.mjs`);
   writeFileSync(script, code);
@@ -59,6 +63,23 @@ describe('audio library noise', () => {
     const { rate, x } = JSON.parse(r.stdout) as { rate: number; x: number[] };
     expect(rate).toBe(48000);
     // The fake's sine, sample for sample (float32), from its first frame: nothing lost or reordered.
+    for (let n = 0; n < x.length; n++)
+      expect(x[n]).toBe(Math.fround(0.25 * Math.sin((2 * Math.PI * 1000 * n) / 48000)));
+  }, 30_000);
+
+  it('in the desktop app (Electron), runs the worker as a thread: its executable cannot run as Node', async () => {
+    const r = await runNode(
+      `const src = await openMicrophone({ device: 'Tone', sampleRate: 48000 });\n` +
+        `const got = [];\n` +
+        `for await (const b of src.blocks()) { got.push(...b.data); if (got.length >= 480) break; }\n` +
+        `await src.close();\n` +
+        `console.log(JSON.stringify({ pid: process.pid, x: got.slice(0, 480) }));`,
+      `Object.defineProperty(process.versions, 'electron', { value: '45.0.0' });\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // the thread shares this process's fd 2: the stand-in's lines are there
+    expect(r.stderr).toMatch(/^ALSA lib /m);
+    const { x } = JSON.parse(r.stdout) as { x: number[] };
     for (let n = 0; n < x.length; n++)
       expect(x[n]).toBe(Math.fround(0.25 * Math.sin((2 * Math.PI * 1000 * n) / 48000)));
   }, 30_000);

@@ -4,10 +4,12 @@
 // in a child process of its own whose stderr is a pipe the engine drains: the errors that matter come back
 // as messages (one line each), the library's noise goes nowhere (to the terminal with PHASOR_DEBUG=1).
 // Messages use Node's 'advanced' serialization, so the blocks' Float32Arrays arrive as Float32Arrays.
+// In the desktop app the worker stays a thread: the packaged executable cannot run as Node (its runAsNode
+// fuse is off, electron-builder.yml), and no terminal shows the engine's stderr there.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WorkerScript } from './worker-url.js';
+import { startWorker, type WorkerScript } from './worker-url.js';
 
 /** What the audio host needs of its worker (the shape of a worker thread's). */
 export interface AudioProcess {
@@ -20,8 +22,10 @@ export interface AudioProcess {
   terminate(): Promise<void>;
 }
 
-/** Starts `script` in a child Node process (tsx registered first for TypeScript), stderr drained. */
+/** Starts `script` in a child Node process (tsx registered first for TypeScript), stderr drained; in
+ * Electron, in a worker thread. */
 export function startAudioProcess(script: WorkerScript): AudioProcess {
+  if (process.versions.electron !== undefined) return workerThread(script);
   const args =
     script.tsLoader === undefined
       ? [fileURLToPath(script.url)]
@@ -34,8 +38,6 @@ export function startAudioProcess(script: WorkerScript): AudioProcess {
   const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',
-    // Electron's executable runs as plain Node for this (the engine's host may be Electron).
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   });
   const stderr = child.stderr!;
   if (process.env.PHASOR_DEBUG) stderr.pipe(process.stderr);
@@ -69,5 +71,20 @@ export function startAudioProcess(script: WorkerScript): AudioProcess {
       })();
       return exited;
     },
+  };
+}
+
+/** The same worker as a thread of this process (its stderr is this process's). */
+function workerThread(script: WorkerScript): AudioProcess {
+  const w = startWorker(script);
+  let exited: Promise<void> | null = null;
+  return {
+    postMessage: (message) => w.postMessage(message),
+    onMessage: (listener) => void w.on('message', listener),
+    onError: (listener) => void w.on('error', listener),
+    onExit: (listener) => void w.on('exit', listener),
+    ref: () => w.ref(),
+    unref: () => w.unref(),
+    terminate: () => (exited ??= w.terminate().then(() => undefined)),
   };
 }
