@@ -30,8 +30,8 @@ while (stack.length) {
   for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies, ...p.peerDependencies }))
     stack.push([d, join(dir, "node_modules")]);
 }
-console.log([...seen].filter((d) => !/happy-dom|@types\/|lightningcss|\/tsx$|jiti/.test(d)).join("\n"));
-' commander d3-scale-chromatic pngjs ws zod node-addon-api vitest)
+console.log([...seen].filter((d) => !/happy-dom|@types\/|lightningcss|jiti/.test(d)).join("\n"));
+' commander d3-scale-chromatic pngjs ws zod node-addon-api vitest tsx)
 # shellcheck disable=SC2086
 bash ../shared/device/prepare.sh dist bench/files.js $mods
 rm bench/files.js
