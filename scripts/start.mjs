@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ChromiumLogFilter } from './chromium-log.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -195,9 +196,13 @@ async function webMode() {
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   say(`opening ${url} in ${path.basename(browser)}`);
   const started = Date.now();
-  const b = spawn(browser, args, { stdio: 'ignore' });
+  const b = spawn(browser, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The browser's own log is not ours to show; its last error says why it could not start.
+  const log = new ChromiumLogFilter(() => {}, { debug: false });
+  b.stderr.on('data', (d) => log.write(d));
   const fallback = (why) => {
-    say(`could not open ${path.basename(browser)} (${why})`);
+    log.end();
+    say(`could not open ${path.basename(browser)} (${[why, log.reason()].filter(Boolean).join(': ')})`);
     process.stdout.write(`Open ${url} in a browser (Ctrl-C stops Phasor).\n`);
   };
   b.on('error', (err) => fallback(err.message));
@@ -211,8 +216,18 @@ async function webMode() {
 ensureBuilt();
 const electron = process.env.PHASOR_WEB ? { why: 'PHASOR_WEB is set' } : electronBinary();
 if (electron.path) {
-  const child = spawn(electron.path, ['.'], { cwd: root, stdio: 'inherit' });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  const child = spawn(electron.path, ['.'], { cwd: root, stdio: ['inherit', 'inherit', 'pipe'] });
+  // Chromium's internal log stays off the terminal; a failed start still says why in one line.
+  const log = new ChromiumLogFilter((line) => process.stderr.write(line));
+  child.stderr.on('data', (d) => log.write(d));
+  child.on('exit', (code, signal) => {
+    log.end();
+    if (code) {
+      const why = [log.reason(), log.note()].filter(Boolean);
+      say(`the desktop app exited with code ${code}${why.length ? `: ${why.join('; ')}` : ''}`);
+    }
+    process.exit(code ?? (signal ? 1 : 0));
+  });
   process.on('SIGINT', () => child.kill('SIGINT'));
 } else {
   say(`${electron.why}; starting web mode instead`);
