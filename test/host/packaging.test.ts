@@ -1,6 +1,11 @@
 // The packaging config (electron-builder.yml), read and validated by the electron-builder the project
-// depends on, the way `npx electron-builder` does, and the Electron fuses its packager would flip.
+// depends on, the way `npx electron-builder` does, and the Electron fuses its packager would flip; the
+// icons it packages (scripts/make-icon.mjs).
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { root } from '../support/cli.js';
 
@@ -76,6 +81,39 @@ describe('electron-builder.yml', () => {
     // The app's own code (out/) stays inside the checked archive.
     for (const pattern of config.asarUnpack ?? []) {
       expect(pattern).not.toMatch(/^(\*\*\/)?(out\b|\*($|\.js|\.\w*js))/);
+    }
+  });
+});
+
+describe('the app icon (resources/icons, drawn by scripts/make-icon.mjs)', () => {
+  const sizes = [16, 24, 32, 48, 64, 128, 256, 512, 1024];
+  const icons = join(root, 'resources', 'icons');
+
+  it('is there at every size a desktop asks for, each a square RGBA tile with transparent corners', () => {
+    expect(readdirSync(icons).sort()).toEqual(sizes.map((n) => `${n}x${n}.png`).sort());
+    for (const n of sizes) {
+      const png = PNG.sync.read(readFileSync(join(icons, `${n}x${n}.png`)));
+      expect([png.width, png.height, png.colorType], `${n}`).toEqual([n, n, 6]);
+      const alpha = (x: number, y: number): number => png.data[(y * n + x) * 4 + 3];
+      expect([alpha(0, 0), alpha(n - 1, 0), alpha(0, n - 1), alpha(n - 1, n - 1)], `${n}`).toEqual([
+        0, 0, 0, 0,
+      ]);
+      expect(alpha(n >> 1, n >> 1), `${n}`).toBe(255);
+    }
+  });
+
+  it('is what the script draws (run `node scripts/make-icon.mjs` after changing the picture)', async () => {
+    const { drawIcon, ICON_SIZES } = (await import(
+      pathToFileURL(join(root, 'scripts', 'make-icon.mjs')).href
+    )) as {
+      drawIcon(size: number): PNG;
+      ICON_SIZES: number[];
+    };
+    expect(ICON_SIZES).toEqual(sizes);
+    // The small sizes, pixel for pixel (the large ones take seconds to draw).
+    for (const n of sizes.filter((n) => n <= 128)) {
+      const committed = PNG.sync.read(readFileSync(join(icons, `${n}x${n}.png`)));
+      expect(Buffer.compare(committed.data, drawIcon(n).data), `${n}x${n}.png`).toBe(0);
     }
   });
 });
