@@ -1,12 +1,15 @@
 // The packaging config (electron-builder.yml), read and validated by the electron-builder the project
 // depends on, the way `npx electron-builder` does, and the Electron fuses its packager would flip; the
-// icons it packages (scripts/make-icon.mjs).
-import { readFileSync, readdirSync } from 'node:fs';
+// lint step that validates it (scripts/check-builder.mjs); the icons it packages (scripts/make-icon.mjs).
+// What `electron-builder --linux` makes of it: dist.test.ts.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PNG } from 'pngjs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { root } from '../support/cli.js';
 
 // electron-builder's own copy of app-builder-lib (its config loader, schema validator and packager), and
@@ -82,6 +85,78 @@ describe('electron-builder.yml', () => {
     for (const pattern of config.asarUnpack ?? []) {
       expect(pattern).not.toMatch(/^(\*\*\/)?(out\b|\*($|\.js|\.\w*js))/);
     }
+  });
+});
+
+describe('scripts/check-builder.mjs (npm run lint)', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  /** Runs the check on a copy of the project's package.json and electron-builder.yml, edited by `edit`. */
+  const check = (
+    edit?: (yml: string) => string,
+  ): { status: number | null; stdout: string; stderr: string } => {
+    let dir = root;
+    if (edit) {
+      dir = mkdtempSync(join(tmpdir(), 'phasor-builder-'));
+      dirs.push(dir);
+      copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+      const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
+      const edited = edit(yml);
+      expect(edited).not.toBe(yml);
+      writeFileSync(join(dir, 'electron-builder.yml'), edited);
+    }
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'check-builder.mjs'), dir], {
+      encoding: 'utf8',
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it('passes this project quietly', () => {
+    expect(check()).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
+  it("fails a misspelt or misplaced key with electron-builder's own schema, one line a problem", () => {
+    const misspelt = check((yml) => yml.replace(/^linux:$/m, 'linxu:'));
+    expect(misspelt.status).toBe(1);
+    expect(misspelt.stderr).toBe(
+      "phasor: electron-builder.yml: configuration has an unknown property 'linxu'\n",
+    );
+    // A key of another target's options: the schema knows where each one belongs.
+    const misplaced = check((yml) => yml.replace(/^nsis:$/m, 'nsis:\n  depends: [libfoo]'));
+    expect(misplaced.status).toBe(1);
+    expect(misplaced.stderr).toMatch(/^phasor: electron-builder\.yml: configuration\.nsis /);
+    // A wrong type, its detail on the same line.
+    const wrongType = check((yml) => yml.replace('\n  oneClick: false\n', '\n  oneClick: [no]\n'));
+    expect(wrongType.status).toBe(1);
+    expect(wrongType.stderr).toMatch(
+      /^phasor: electron-builder\.yml: configuration\.nsis\.oneClick should be a boolean/m,
+    );
+    for (const r of [misspelt, misplaced, wrongType]) {
+      expect(r.stderr.split('\n').every((l) => l === '' || l.startsWith('phasor: '))).toBe(true);
+    }
+  });
+
+  it("fails a deb or rpm dependency list that lost one of electron-builder's defaults", () => {
+    const deb = check((yml) => yml.replace('\n    - libnss3\n', '\n'));
+    expect(deb.status).toBe(1);
+    expect(deb.stderr).toMatch(
+      /^phasor: electron-builder\.yml: deb\.depends replaces electron-builder's defaults and lacks libnss3 \(its defaults: libgtk-3-0, /,
+    );
+    const rpm = check((yml) => yml.replace('\n    - gtk3\n', '\n'));
+    expect(rpm.status).toBe(1);
+    expect(rpm.stderr).toMatch(/^phasor: electron-builder\.yml: rpm\.depends .* lacks gtk3 /);
+  });
+
+  it('fails where there is no electron-builder.yml', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'phasor-builder-'));
+    dirs.push(dir);
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'check-builder.mjs'), dir], {
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`phasor: electron-builder.yml: not found in ${dir}\n`);
   });
 });
 
