@@ -80,7 +80,7 @@ beforeAll(() => {
     {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, CUSTOM_FPM_PATH: fpm, FAKE_FPM_STAGE: stage, CI: '' },
+      env: { ...process.env, CUSTOM_FPM_PATH: fpm, FAKE_FPM_STAGE: stage },
       timeout: 60_000,
     },
   );
