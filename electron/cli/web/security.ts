@@ -30,8 +30,9 @@ export function contentSecurityPolicy(options: CspOptions = {}): string {
   ].join('; ');
 }
 
-/** Headers sent with every page and asset. */
-export function securityHeaders(csp: string): Record<string, string> {
+/** Headers sent with every page and asset; `microphone` lets the page itself (not a frame of another
+ * origin) ask the browser for its microphone (web mode's browser-mic source). */
+export function securityHeaders(csp: string, allow: { microphone?: boolean } = {}): Record<string, string> {
   return {
     'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
@@ -39,7 +40,7 @@ export function securityHeaders(csp: string): Record<string, string> {
     'Referrer-Policy': 'no-referrer',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Cross-Origin-Resource-Policy': 'same-origin',
-    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), usb=(), serial=()',
+    'Permissions-Policy': `camera=(), microphone=(${allow.microphone ? 'self' : ''}), geolocation=(), usb=(), serial=()`,
   };
 }
 

@@ -162,7 +162,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const server = createServer((req, res) => {
     const csp = contentSecurityPolicy({ connect: req.headers.host ? [`ws://${req.headers.host}`] : [] });
-    const headers = securityHeaders(csp);
+    // The page may ask for its own microphone (the browser-mic source); the desktop app's policy stays none.
+    const headers = securityHeaders(csp, { microphone: true });
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://localhost');
@@ -300,6 +301,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         engine,
         access,
         network,
+        clientAudio: true,
         drained: () =>
           new Promise<void>((resolve) => {
             if (dropped || ws.readyState !== ws.OPEN || ws.bufferedAmount <= HIGH_WATER) resolve();
@@ -308,7 +310,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       },
     );
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      if (isBinary) conn.receive(new Uint8Array(0));
+      // Binary messages are audio blocks of the page's own microphone (engine/protocol/audio-frames.ts).
+      if (isBinary) conn.receive(Array.isArray(data) ? Buffer.concat(data) : data);
       else conn.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString('utf8'));
     });
     let alive = true;

@@ -26,8 +26,10 @@ import {
   type RecordingStatus,
   type ServerMessage,
 } from '../protocol/messages.js';
+import { audioFrameSession } from '../protocol/audio-frames.js';
 import { encodeRows } from '../protocol/rows-codec.js';
 import { Recorder, STOPPED } from '../record/recorder.js';
+import { ClientAudioSource } from '../sources/client-audio.js';
 import { defaultEngine, type Engine } from './engine.js';
 import { LiveMeasure } from './measure.js';
 import type { NetworkAccess } from './network-access.js';
@@ -55,6 +57,10 @@ export interface ConnectionOptions {
   /** Resolves when the transport has sent what is queued down to its low-water mark: large replies wait
    * for it, so a client that does not read is not computed for (default: at once). */
   drained?: () => Promise<void>;
+  /** The transport carries audio its client captures (web mode): binary messages are audio blocks for
+   * a `browser-mic` session (protocol/audio-frames.ts). Without it the kinds the client would capture are
+   * left out of hello and binary messages are refused. */
+  clientAudio?: boolean;
 }
 
 function issues(error: z.ZodError): string {
@@ -157,7 +163,8 @@ class Connection implements EngineConnection {
         return;
       }
     } else if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) {
-      this.#fail(-1, 'bad-request', 'bad request: binary messages are not requests (send JSON)');
+      if (this.#options.clientAudio) this.#receiveAudio(raw);
+      else this.#fail(-1, 'bad-request', 'bad request: binary messages are not requests (send JSON)');
       return;
     }
     const env = clientMessageSchema.safeParse(msg);
@@ -218,10 +225,40 @@ class Connection implements EngineConnection {
     });
   }
 
+  /** A binary audio block of the client's own capture, for its running browser-mic session. */
+  #receiveAudio(raw: ArrayBuffer | ArrayBufferView): void {
+    const bytes =
+      raw instanceof ArrayBuffer
+        ? new Uint8Array(raw)
+        : new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+    const session = audioFrameSession(bytes);
+    if (session === undefined) {
+      this.#fail(-1, 'bad-request', 'bad request: a binary message is not an audio block');
+      return;
+    }
+    const s = this.#session;
+    // Blocks still in flight for a session that stopped or was replaced: dropped without a word.
+    if (!s || s.id !== session || s.ended) return;
+    if (!(s.source instanceof ClientAudioSource)) {
+      this.#fail(-1, 'bad-request', `bad request: the ${s.source.label} source takes no audio blocks`);
+      return;
+    }
+    try {
+      s.source.push(bytes);
+    } catch (err) {
+      this.#fail(-1, 'bad-request', `bad request: ${errorInfo(err).message}`);
+    }
+  }
+
   async #handle(method: Method, params: unknown): Promise<MethodResults[Method]> {
     switch (method) {
-      case 'hello':
-        return this.#engine.hello();
+      case 'hello': {
+        const hello = await this.#engine.hello();
+        // Kinds the client captures itself only where the transport carries its audio.
+        return this.#options.clientAudio
+          ? hello
+          : { ...hello, sources: hello.sources.filter((k) => k.capture === undefined) };
+      }
       case 'listDevices': {
         const { kind } = params as z.infer<(typeof requestSchemas)['listDevices']>;
         return { devices: await this.#engine.kinds.listDevices(kind) };
@@ -274,7 +311,10 @@ class Connection implements EngineConnection {
         ? { ...p.source, path: await this.#options.access.check(p.source.path, 'read') }
         : p.source;
     this.#checkNetwork(params);
-    const source = await this.#engine.kinds.open(params, onWarning ? { onWarning } : {});
+    const source = await this.#engine.kinds.open(params, {
+      ...(onWarning ? { onWarning } : {}),
+      ...(this.#options.clientAudio ? { clientAudio: true } : {}),
+    });
     let session: LiveSession;
     try {
       session = new LiveSession({

@@ -90,6 +90,9 @@ export interface SourceKind {
   unavailable?: string;
   /** Its centre frequency can change while it streams (`retune`): the view re-centres on double-click. */
   tunable?: boolean;
+  /** The page captures the samples itself and streams them over its connection as binary audio blocks
+   * (protocol/audio-frames.ts): 'browser-audio' is the browser's own microphone, web mode only. */
+  capture?: 'browser-audio';
 }
 
 export interface BackendState {

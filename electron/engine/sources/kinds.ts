@@ -16,12 +16,16 @@ import type { AudioDevice, SourceField, SourceKind, SourceParams } from '../prot
 import { streamBand } from '../protocol/shape.js';
 import { createGenerator, type ChirpSpec } from './generator.js';
 import { listMicrophones, openMicrophone, probeMicrophone } from './mic.js';
+import { openClientAudio } from './client-audio.js';
 import { openRtlTcp } from './rtltcp.js';
 import { TUNER_GAINS } from './rtltcp-gains.js';
 
 export interface OpenContext {
   /** Non-fatal conditions (a truncated file…). */
   onWarning?: WarningHandler;
+  /** The connection carries audio its client captures (binary blocks, `phasor serve`): a kind with
+   * `capture` can be opened only then. */
+  clientAudio?: boolean;
 }
 
 /** One kind of live source, typed by its parameters. */
@@ -42,6 +46,8 @@ export interface SourceKindDefinition<P extends { kind: string }> {
   fromSpec?(rest: string): Record<string, unknown>;
   /** Its sources take `retune` (a new centre frequency while streaming). */
   readonly tunable?: boolean;
+  /** The client captures the samples and sends them over its connection (SourceKind.capture). */
+  readonly capture?: 'browser-audio';
 }
 
 /** A kind with its parameter type erased, as the registry holds it. */
@@ -56,6 +62,7 @@ export interface SourceKindEntry {
   listDevices?(): Promise<AudioDevice[]>;
   fromSpec?(rest: string): Record<string, unknown>;
   readonly tunable?: boolean;
+  readonly capture?: 'browser-audio';
 }
 
 function describeIssues(label: string, error: z.ZodError): string {
@@ -96,6 +103,7 @@ export function defineSourceKind<P extends { kind: string }>(def: SourceKindDefi
     ...(def.listDevices ? { listDevices: () => def.listDevices!() } : {}),
     ...(def.fromSpec ? { fromSpec: (rest: string) => def.fromSpec!(rest) } : {}),
     ...(def.tunable ? { tunable: true } : {}),
+    ...(def.capture ? { capture: def.capture } : {}),
   };
 }
 
@@ -462,9 +470,43 @@ const rtlTcpKind = defineSourceKind<RtlTcpParams>({
 });
 
 // ---------------------------------------------------------------------------------------------------
+// browser-mic: the client's own microphone, captured by the page (getUserMedia and an AudioWorklet) and
+// streamed over its connection (sources/client-audio.ts). The page fills in the sample rate of its
+// AudioContext and the device's name; the person has nothing to set.
+
+const browserMicSchema = z.object({
+  kind: z.literal('browser-mic'),
+  sampleRate: z.number().int().min(8000).max(384000).default(48000),
+  device: z.string().max(200).default(''),
+});
+type BrowserMicParams = z.infer<typeof browserMicSchema>;
+
+const browserMicKind = defineSourceKind<BrowserMicParams>({
+  kind: 'browser-mic',
+  label: "This browser's microphone",
+  capture: 'browser-audio',
+  fields: [],
+  schema: browserMicSchema,
+  open: async (p, context) => {
+    if (!context.clientAudio) {
+      throw new InvalidArgumentError(
+        "This browser's microphone is captured by a web page of `phasor serve`; here there is no page to capture it (use mic)",
+      );
+    }
+    return openClientAudio({ sampleRate: p.sampleRate, label: p.device });
+  },
+});
+
+// ---------------------------------------------------------------------------------------------------
 // The registry
 
-export const builtInKinds: readonly SourceKindEntry[] = [generatorKind, micKind, fileKind, rtlTcpKind];
+export const builtInKinds: readonly SourceKindEntry[] = [
+  generatorKind,
+  micKind,
+  browserMicKind,
+  fileKind,
+  rtlTcpKind,
+];
 
 export class SourceKindRegistry {
   readonly #kinds: readonly SourceKindEntry[];
@@ -496,6 +538,7 @@ export class SourceKindRegistry {
         const d: SourceKind = { kind: k.kind, label: k.label, fields: k.fields.map((f) => ({ ...f })) };
         if (reason !== undefined) d.unavailable = reason;
         if (k.tunable) d.tunable = true;
+        if (k.capture) d.capture = k.capture;
         return d;
       }),
     );
