@@ -112,8 +112,13 @@ export function startServe(args: string[] = []): Promise<Server> {
   });
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+/** Headless Chromium; `extraArgs` adds switches (e.g. a fake microphone). */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
 }
 
 export interface Image {

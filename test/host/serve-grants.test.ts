@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { audioBlockFrames, encodeAudioFrame } from '../../electron/engine/protocol/audio-frames.js';
 import { defaultAnalysis } from '../../electron/engine/protocol/messages.js';
 import { phasorBin, runCli } from '../support/cli.js';
 
@@ -132,5 +133,88 @@ describe('phasor serve: rtl_tcp endpoints a web client may reach', () => {
     const r = await runCli(['serve', '--port', '0', '--app-dir', app, '--rtl-tcp', 'no-port-here']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^phasor: --rtl-tcp takes HOST:PORT .*got "no-port-here"\n$/);
+  });
+});
+
+describe("phasor serve: a client's own microphone", () => {
+  /** A client that keeps every message: JSON ones parsed, binary ones (rows) counted. */
+  async function client(url: string) {
+    const ws = new WebSocket(url);
+    const json: Array<Record<string, unknown>> = [];
+    let rows = 0;
+    ws.on('message', (d: Buffer, binary: boolean) => {
+      if (binary) rows++;
+      else json.push(JSON.parse(d.toString()) as Record<string, unknown>);
+    });
+    await new Promise<void>((res, rej) => {
+      ws.once('open', () => res());
+      ws.once('error', rej);
+    });
+    let id = 0;
+    const request = async (method: string, params: unknown) => {
+      const n = ++id;
+      ws.send(JSON.stringify({ type: 'request', id: n, method, params }));
+      const end = Date.now() + 30000;
+      for (;;) {
+        const r = json.find((m) => m.type === 'reply' && m.id === n);
+        if (r) return r as Reply & { result?: Record<string, unknown> };
+        if (Date.now() > end) throw new Error(`no reply to ${method}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    };
+    const events = (name: string) =>
+      json
+        .filter((m) => m.type === 'event' && m.event === name)
+        .map((m) => m.data as Record<string, unknown>);
+    return { ws, json, request, events, rows: () => rows };
+  }
+
+  const FS = 48000;
+  const block = (session: number, seq: number): Buffer => {
+    const frames = audioBlockFrames(FS);
+    const samples = new Float32Array(frames);
+    for (let i = 0; i < frames; i++)
+      samples[i] = 0.5 * Math.sin((2 * Math.PI * 2000 * (seq * frames + i)) / FS);
+    return Buffer.from(encodeAudioFrame({ session, seq, start: seq * frames, samples }));
+  };
+
+  it('needs only the token: its audio blocks reach its own session and no other', async () => {
+    const s = await serve([]);
+    const page = await fetch(s.ws.replace('ws://', 'http://').replace('/ws?', '/?'));
+    // The page may ask for its own microphone; no other origin's frame may.
+    expect(page.headers.get('permissions-policy')).toContain('microphone=(self)');
+    const a = await client(s.ws);
+    const b = await client(s.ws);
+    const hello = await a.request('hello', {});
+    const kinds = (hello.result!.sources as Array<{ kind: string; capture?: string }>).filter(
+      (k) => k.capture === 'browser-audio',
+    );
+    expect(kinds.map((k) => k.kind)).toEqual(['browser-mic']);
+    const started = await a.request('start', {
+      source: { kind: 'browser-mic', sampleRate: FS, device: 'test' },
+      analysis: defaultAnalysis,
+    });
+    expect(started.ok).toBe(true);
+    const session = started.result!.session as number;
+    for (let seq = 0; seq < 50; seq++) {
+      a.ws.send(block(session, seq));
+      // Another client's blocks for this session are not this session's.
+      if (seq === 25) b.ws.send(block(session, 5000));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const end = Date.now() + 20000;
+    while (!a.events('peaks').some((p) => (p.peaks as unknown[]).length > 0)) {
+      if (Date.now() > end) throw new Error('no peaks');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const peak = a.events('peaks').find((p) => (p.peaks as unknown[]).length > 0)!;
+    expect(Math.abs((peak.peaks as Array<{ frequency: number }>)[0].frequency - 2000)).toBeLessThan(
+      peak.binWidth as number,
+    );
+    expect(a.rows()).toBeGreaterThan(0);
+    while (a.events('status').length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(a.events('status').at(-1)!.droppedBlocks).toBe(0);
+    expect(a.json.filter((m) => m.type === 'reply' && m.ok === false)).toEqual([]);
+    s.child.kill('SIGTERM');
   });
 });

@@ -162,6 +162,15 @@ describe('client audio source', () => {
 // ---------------------------------------------------------------------------------------------------
 // Through a connection
 
+function resultOf(r: ReplyMessage): unknown {
+  if (!r.ok) throw new Error(`expected success, got ${r.error.message}`);
+  return r.result;
+}
+function errorOf(r: ReplyMessage): { code: string; message: string } {
+  if (r.ok) throw new Error('expected a refusal');
+  return r.error;
+}
+
 let backend: Backend;
 let engine: Engine;
 
@@ -212,7 +221,7 @@ class Client {
 describe('client audio over a connection', () => {
   it('streams blocks into rows and finds the tone, counting the blocks the page dropped', async () => {
     const c = new Client(true);
-    const hello = (await c.request('hello', {})).result as HelloResult;
+    const hello = resultOf(await c.request('hello', {})) as HelloResult;
     const kind = hello.sources.find((k) => k.kind === 'browser-mic');
     expect(kind).toMatchObject({ label: "This browser's microphone", capture: 'browser-audio', fields: [] });
     const started = await c.request('start', {
@@ -220,7 +229,7 @@ describe('client audio over a connection', () => {
       analysis: { ...defaultAnalysis, fft: 4096, columns: 512 },
     });
     expect(started.ok).toBe(true);
-    const info = started.result as LiveInfo;
+    const info = resultOf(started) as LiveInfo;
     expect(info).toMatchObject({ sampleRate: FS, source: 'browser: Fake Mic', complex: false });
     // 2 s of tone, with blocks 40–44 missing (the page's socket fell behind).
     for (let seq = 0; seq < 94; seq++) {
@@ -244,8 +253,10 @@ describe('client audio over a connection', () => {
     await until(() => c.replies().some((r) => !r.ok), 5000, 'refusal');
     const refusal = c.replies().find((r) => !r.ok)!;
     expect(refusal.id).toBe(-1);
-    expect(refusal.error!.code).toBe('bad-request');
-    expect(refusal.error!.message).toMatch(/^bad request: browser microphone: an audio block of \d+ frames/);
+    expect(errorOf(refusal).code).toBe('bad-request');
+    expect(errorOf(refusal).message).toMatch(
+      /^bad request: browser microphone: an audio block of \d+ frames/,
+    );
 
     // After a stop, blocks still in flight for the old session are dropped without a word.
     await c.request('stop', {});
@@ -259,10 +270,10 @@ describe('client audio over a connection', () => {
   it('refuses audio blocks for a session whose source captures nothing', async () => {
     const c = new Client(true);
     const started = await c.request('start', { source: { kind: 'generator' }, analysis: defaultAnalysis });
-    const info = started.result as LiveInfo;
+    const info = resultOf(started) as LiveInfo;
     c.conn.receive(frame(info.session, 0));
     await until(() => c.replies().some((r) => !r.ok), 5000, 'refusal');
-    expect(c.replies().find((r) => !r.ok)!.error!.message).toMatch(
+    expect(errorOf(c.replies().find((r) => !r.ok)!).message).toMatch(
       /generator: tone 1000 Hz source takes no audio blocks/,
     );
     c.conn.close();
@@ -270,7 +281,7 @@ describe('client audio over a connection', () => {
 
   it('neither offers nor opens the kind where the transport carries no client audio', async () => {
     const c = new Client(false);
-    const hello = (await c.request('hello', {})).result as HelloResult;
+    const hello = resultOf(await c.request('hello', {})) as HelloResult;
     expect(hello.sources.map((k) => k.kind)).not.toContain('browser-mic');
     expect(hello.sources.map((k) => k.kind)).toContain('mic');
     const r = await c.request('start', {
@@ -278,10 +289,10 @@ describe('client audio over a connection', () => {
       analysis: defaultAnalysis,
     });
     expect(r.ok).toBe(false);
-    expect(r.error!.message).toMatch(/captured by a web page of `phasor serve`/);
+    expect(errorOf(r).message).toMatch(/captured by a web page of `phasor serve`/);
     c.conn.receive(frame(1, 0));
     await until(() => c.replies().filter((x) => !x.ok).length >= 2, 5000, 'refusal');
-    expect(c.replies().filter((x) => !x.ok)[1].error!.message).toMatch(/binary messages are not requests/);
+    expect(errorOf(c.replies().filter((x) => !x.ok)[1]).message).toMatch(/binary messages are not requests/);
     c.conn.close();
   });
 });

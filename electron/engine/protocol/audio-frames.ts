@@ -18,6 +18,8 @@ export const AUDIO_FRAME_HEADER_BYTES = 24;
 export const AUDIO_FRAME_MAX_FRAMES = 16384;
 /** Audio the page lets wait in its socket before it drops blocks (s). */
 export const AUDIO_SEND_QUEUE_SECONDS = 0.5;
+/** The name the page's AudioWorklet processor is registered under (renderer/src/lib/browser-mic*). */
+export const AUDIO_WORKLET_PROCESSOR = 'phasor-mic-blocks';
 
 /** Frames per block the page sends: a power of two near 20 ms (1024 at 48 kHz). */
 export function audioBlockFrames(sampleRate: number): number {

@@ -24,6 +24,7 @@ import {
   type SourceParams,
 } from '../../../electron/engine/protocol/messages.js';
 import type { RowsMessage } from '../../../electron/engine/protocol/rows-codec.js';
+import { openBrowserMic, type BrowserMic } from '../lib/browser-mic.js';
 import { hooks } from '../lib/hooks.js';
 import { TraceModes, unitOffset } from '../lib/traces.js';
 import type { ParamValue } from '../lib/settings-schema.js';
@@ -185,7 +186,15 @@ export const useLiveStore = defineStore('live', () => {
   // ---------------------------------------------------------------------------------------------
   // Requests
 
+  /** The page's own capture while a browser-mic session runs (web mode). */
+  let mic: BrowserMic | null = null;
+  function closeMic(): void {
+    mic?.close();
+    mic = null;
+  }
+
   async function start(): Promise<void> {
+    closeMic();
     const kind = selectedKind.value;
     if (!kind) {
       sourceState.value = 'error';
@@ -199,12 +208,32 @@ export const useLiveStore = defineStore('live', () => {
     }
     sourceState.value = 'starting';
     sourceMessage.value = '';
+    let source = sourceParams(kind);
+    let capture: BrowserMic | null = null;
     try {
-      const result = await connection.request('start', { source: sourceParams(kind), analysis: analysis() });
+      if (kind.capture === 'browser-audio') {
+        // The page captures: its rate and device name complete the source.
+        capture = mic = await openBrowserMic();
+        source = { ...source, sampleRate: capture.sampleRate, device: capture.label };
+        capture.onFailure((why) => {
+          if (mic !== capture) return;
+          mic = null;
+          void stop().then(() => {
+            sourceState.value = 'error';
+            sourceMessage.value = why;
+          });
+        });
+      }
+      const result = await connection.request('start', { source, analysis: analysis() });
+      if (capture) {
+        if (mic !== capture) return; // stopped or started again meanwhile
+        capture.stream(connection.connection(), result.session);
+      }
       setInfo(result);
       // A source event may already have said it ended or failed.
       if (sourceState.value === 'starting') sourceState.value = 'running';
     } catch (e) {
+      if (capture && mic === capture) closeMic();
       setInfo(null);
       sourceState.value = 'error';
       sourceMessage.value = message(e);
@@ -212,6 +241,7 @@ export const useLiveStore = defineStore('live', () => {
   }
 
   async function stop(): Promise<void> {
+    closeMic();
     try {
       await connection.request('stop', {});
     } catch (e) {
@@ -390,6 +420,7 @@ export const useLiveStore = defineStore('live', () => {
       sourceState.value = 'running';
       sourceMessage.value = '';
     } else {
+      closeMic();
       sourceState.value = e.state;
       sourceMessage.value = e.message ?? (e.state === 'ended' ? 'the source ended' : 'the source failed');
     }
@@ -438,6 +469,7 @@ export const useLiveStore = defineStore('live', () => {
   watch(
     () => connection.epoch,
     () => {
+      closeMic(); // the session it fed ended with the link
       bind();
       setInfo(null);
       if (!wantRunning) return;

@@ -32,6 +32,10 @@ export interface Transport {
   onState?(listener: (state: ConnectionState, detail?: string) => void): () => void;
   readonly state?: ConnectionState;
   close?(): void;
+  /** Sends a binary message (the page's own audio blocks); only a transport that carries them has it. */
+  sendBinary?(data: ArrayBuffer): void;
+  /** Bytes handed to the transport that have not gone out yet (WebSocket.bufferedAmount). */
+  readonly bufferedAmount?: number;
 }
 
 /** A failed request: the engine's error code and its message (which the UI shows as is). */
@@ -83,6 +87,10 @@ export interface Connection {
   ack(session: number, seq: number): void;
   onState(listener: (state: ConnectionState, detail?: string) => void): () => void;
   close(): void;
+  /** Sends a binary audio block (web mode); throws where the transport carries none (the desktop app). */
+  sendBinary?(data: ArrayBuffer): void;
+  /** Bytes waiting in the transport to go out (0 where it cannot say). */
+  bufferedAmount?(): number;
 }
 
 interface Pending {
@@ -192,6 +200,18 @@ export class PhasorConnection implements Connection {
   onState(listener: (state: ConnectionState, detail?: string) => void): () => void {
     this.stateListeners.add(listener);
     return () => this.stateListeners.delete(listener);
+  }
+
+  sendBinary(data: ArrayBuffer): void {
+    if (!this.transport.sendBinary) {
+      throw new RequestError('unsupported', 'this connection carries no audio from the page');
+    }
+    if (this.current !== 'open') throw new RequestError('disconnected', 'not connected to the engine');
+    this.transport.sendBinary(data);
+  }
+
+  bufferedAmount(): number {
+    return this.transport.bufferedAmount ?? 0;
   }
 
   close(): void {

@@ -50,6 +50,16 @@ export class WebSocketTransport implements Transport {
     this.socket.send(JSON.stringify(message));
   }
 
+  /** A binary message: an audio block of the page's own microphone (engine/protocol/audio-frames.ts). */
+  sendBinary(data: ArrayBuffer): void {
+    if (!this.socket || this.socket.readyState !== OPEN) throw new Error('not connected');
+    this.socket.send(data);
+  }
+
+  get bufferedAmount(): number {
+    return this.socket?.bufferedAmount ?? 0;
+  }
+
   onMessage(listener: (m: ServerMessage | ArrayBuffer) => void): () => void {
     this.messageListeners.add(listener);
     return () => this.messageListeners.delete(listener);
