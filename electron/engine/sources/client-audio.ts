@@ -76,7 +76,8 @@ export class ClientAudioSource implements LiveSource {
       },
       Math.max(50, Math.min(1000, stall / 3)),
     );
-    this.#watchdog.unref?.();
+    // Never keeps a process alive (Node; a browser-typed build of this file sees a number).
+    (this.#watchdog as { unref?: () => void }).unref?.();
   }
 
   get droppedBlocks(): number {
