@@ -50,15 +50,22 @@ export function userDataOf(out: string): string {
 }
 
 /**
- * A script for runWithFakeElectron: loads the stand-in (`fake` is its state), the built main process,
- * and `wait(check, ms)`, a poll until check() holds; then runs `body`.
+ * A script for runWithFakeElectron: loads the stand-in (`fake` is its state), runs `setup` (e.g. the
+ * command line: process.argv), the built main process, and `wait(check, ms)`, a poll until check() holds;
+ * then runs `body`. `userData`: the user-data folder, userDataOf(out) unless given.
  */
-export function mainScript(out: string, body: string): string {
-  mkdirSync(userDataOf(out), { recursive: true });
+export function mainScript(
+  out: string,
+  body: string,
+  options: { setup?: string; userData?: string } = {},
+): string {
+  const userData = options.userData ?? userDataOf(out);
+  mkdirSync(userData, { recursive: true });
   return `
       await import('electron');
       const fake = globalThis.__fakeElectron;
-      fake.userData = ${JSON.stringify(userDataOf(out))};
+      fake.userData = ${JSON.stringify(userData)};
+${options.setup ?? ''}
       await import(${JSON.stringify(pathToFileURL(join(out, 'main/index.js')).href)});
       const wait = async (check, ms = 10000) => { const t = Date.now(); while (!check() && Date.now() - t < ms) await new Promise((r) => setTimeout(r, 5)); return check(); };
 ${body}`;

@@ -2,9 +2,17 @@
 // what it asks of Electron (no Electron binary can be downloaded on these machines). Message ports are
 // real ones (ports.mjs), and a utility process is a worker thread running the entry script with
 // process.parentPort (utility-bootstrap.mjs). No page runs here, but the hidden WebGPU window's preload
-// does, as Chromium would run it (see BrowserWindow.loadURL).
+// does, as Chromium would run it (see BrowserWindow.loadURL), and so does the app window's when a test
+// sets fake.runAppPreload (its bridge is then webContents.exposed.phasor).
+//
+// The process looks like the packaged app launched with no arguments (process.argv is [executable],
+// process.versions has electron and chrome); a test sets process.argv (and process.defaultApp for
+// `electron . file`) before it imports the main process. 'ready' comes one microtask after the main
+// process first asks whenReady(), after the 'open-file' events of fake.openAtLaunch (macOS sends a
+// launch's files before 'ready').
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Emitter, MessageChannelMain } from './ports.mjs';
@@ -32,10 +40,38 @@ const fake = (globalThis.__fakeElectron = {
   utilityProcesses: [],
   // The navigator the WebGPU window's preload sees: no navigator.gpu unless a test gives one.
   navigator: { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0.0.0 Electron/45.0.0 (stand-in)' },
+  // What app.requestSingleInstanceLock() answers (false: another instance holds it).
+  singleInstanceLock: true,
+  // Files macOS hands over at launch ('open-file' before 'ready').
+  openAtLaunch: [],
+  ready: false,
+  // The application menu (Menu.setApplicationMenu), the roles its items ran, the OS's recent documents.
+  applicationMenu: null,
+  roles: [],
+  recentDocuments: [],
+  // The focused window (win.focus()), null for none.
+  focused: null,
+  // Run the app window's preload (electron/preload/index.ts) as its page would.
+  runAppPreload: false,
+  /** Emits an app event as Electron does: listeners get `event` (with preventDefault) and the args. */
+  emitApp(name, ...args) {
+    let prevented = false;
+    const event = { preventDefault: () => (prevented = true) };
+    for (const fn of [...(fake.appEvents.get(name) ?? [])]) fn(event, ...args);
+    return prevented;
+  },
 });
+
+const root = new URL('../../../', import.meta.url);
+process.argv = [process.execPath];
+process.versions.electron = '45.0.0';
+process.versions.chrome = '140.0.0.0';
+const packageVersion = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).version;
 
 /** The preload this stand-in runs: the hidden WebGPU window's (electron/preload/gpu.ts). */
 const RUN_PRELOADS = new Set(['gpu.cjs']);
+/** The app window's preload, run when fake.runAppPreload is set. */
+const APP_PRELOAD = 'index.cjs';
 
 let nextId = 1;
 
@@ -140,6 +176,9 @@ class WebContents extends Emitter {
   }
   send(channel, ...args) {
     this.sent.push({ channel, message: args[0], transfer: [] });
+    // Structured-cloned, as IPC does, and delivered later.
+    const copy = structuredClone(args);
+    setTimeout(() => this.renderer.emit(channel, { sender: null, ports: [] }, ...copy));
   }
   setWindowOpenHandler(fn) {
     this.windowOpenHandler = fn;
@@ -157,11 +196,33 @@ class WebContents extends Emitter {
     for (const p of this.rendererPorts) p.close();
     this.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
   }
+  /** The event an ipcMain handler gets for a message from this page's main frame. */
+  #ipcEvent() {
+    return { sender: this, senderFrame: { url: this.url, parent: null }, frameId: 1, processId: 1 };
+  }
   /** Runs a preload script in this process, with `electron` as a sandboxed preload sees it. */
   runPreload(file) {
-    const ipcRenderer = { on: (channel, fn) => this.renderer.on(channel, fn) };
+    const ipcRenderer = {
+      on: (channel, fn) => this.renderer.on(channel, fn),
+      invoke: (channel, ...args) => {
+        const handler = fake.ipc.get(channel);
+        if (!handler) return Promise.reject(new Error(`No handler registered for '${channel}'`));
+        return Promise.resolve().then(() => handler(this.#ipcEvent(), ...structuredClone(args)));
+      },
+      sendSync: (channel, ...args) => {
+        const event = this.#ipcEvent();
+        fake.ipc.get(channel)?.(event, ...structuredClone(args));
+        return event.returnValue;
+      },
+    };
+    const contextBridge = {
+      exposeInMainWorld: (key, api) => {
+        this.exposed = { ...this.exposed, [key]: api };
+      },
+    };
+    const electron = { ipcRenderer, contextBridge, webUtils };
     const nodeRequire = createRequire(file);
-    const require = (name) => (name === 'electron' ? { ipcRenderer } : nodeRequire(name));
+    const require = (name) => (name === 'electron' ? electron : nodeRequire(name));
     if (globalThis.navigator !== fake.navigator) {
       Object.defineProperty(globalThis, 'navigator', {
         value: fake.navigator,
@@ -196,7 +257,10 @@ export class BrowserWindow extends Emitter {
     this.webContents.url = url;
     this.loads = (this.loads ?? 0) + 1;
     const preload = this.options?.webPreferences?.preload;
-    if (preload && RUN_PRELOADS.has(basename(preload))) {
+    const run =
+      preload &&
+      (RUN_PRELOADS.has(basename(preload)) || (fake.runAppPreload && basename(preload) === APP_PRELOAD));
+    if (run) {
       setTimeout(() => {
         try {
           this.webContents.runPreload(preload);
@@ -220,17 +284,28 @@ export class BrowserWindow extends Emitter {
   isMaximized() {
     return false;
   }
+  /** Minimized when a test says so (win.minimized = true); restore() and focus() bring it back. */
   isMinimized() {
-    return false;
+    return this.minimized === true;
   }
   getNormalBounds() {
     return { x: 10, y: 20, width: 1200, height: 800 };
   }
   show() {}
-  focus() {}
-  restore() {}
+  focus() {
+    this.focusCount = (this.focusCount ?? 0) + 1;
+    this.minimized = false;
+    fake.focused = this;
+  }
+  restore() {
+    this.restoreCount = (this.restoreCount ?? 0) + 1;
+    this.minimized = false;
+  }
   static getAllWindows() {
     return fake.windows;
+  }
+  static getFocusedWindow() {
+    return fake.focused && !fake.focused.isDestroyed() ? fake.focused : null;
   }
   static fromWebContents(contents) {
     return fake.windows.find((w) => w.webContents === contents) ?? null;
@@ -287,16 +362,41 @@ export const utilityProcess = {
   },
 };
 
+// Started by the main process's first whenReady(): one microtask later, once its script has run.
+let ready = null;
+function whenReady() {
+  ready ??= Promise.resolve().then(() => {
+    fake.emitApp('will-finish-launching');
+    for (const file of fake.openAtLaunch) fake.emitApp('open-file', file);
+    fake.ready = true;
+    fake.emitApp('ready', {});
+  });
+  return ready;
+}
+
 export const app = {
   isPackaged: false,
-  getPath: () => fake.userData,
-  requestSingleInstanceLock: () => true,
+  /** The paths the main process asks for; Electron throws for a name it does not know. */
+  getPath(name) {
+    const paths = { userData: fake.userData, home: homedir(), temp: tmpdir() };
+    if (!(name in paths)) throw new Error(`Failed to get '${name}' path`);
+    return paths[name];
+  },
+  getVersion: () => packageVersion,
+  requestSingleInstanceLock: () => fake.singleInstanceLock,
+  isReady: () => fake.ready,
+  addRecentDocument(path) {
+    fake.recentDocuments.push(path);
+  },
+  clearRecentDocuments() {
+    fake.recentDocuments.length = 0;
+  },
   commandLine: {
     appendSwitch(name, value) {
       fake.switches.push(value === undefined ? name : `${name}=${value}`);
     },
   },
-  whenReady: () => Promise.resolve(),
+  whenReady,
   on(name, fn) {
     (fake.appEvents.get(name) ?? fake.appEvents.set(name, []).get(name)).push(fn);
   },
@@ -358,6 +458,98 @@ export const dialog = {
   },
 };
 
+// Electron's accelerator grammar: modifiers joined by '+' to one key code (docs: api/accelerator).
+const MODIFIERS = new Set(
+  'Command Cmd Control Ctrl CommandOrControl CmdOrCtrl Alt Option AltGr Shift Super Meta'.split(' '),
+);
+const NAMED_KEYS = new Set(
+  (
+    'Plus Space Tab Capslock Numlock Scrolllock Backspace Delete Insert Return Enter Up Down Left Right ' +
+    'Home End PageUp PageDown Escape Esc VolumeUp VolumeDown VolumeMute MediaNextTrack MediaPreviousTrack ' +
+    'MediaStop MediaPlayPause PrintScreen numdec numadd numsub nummult numdiv'
+  ).split(' '),
+);
+export function isAccelerator(text) {
+  if (typeof text !== 'string' || text === '') return false;
+  const parts = text.endsWith('++') ? [...text.slice(0, -2).split('+'), '+'] : text.split('+');
+  const key = parts.pop();
+  if (!parts.every((p) => MODIFIERS.has(p))) return false;
+  return (
+    /^[0-9A-Z]$/i.test(key) ||
+    /^F([1-9]|1[0-9]|2[0-4])$/.test(key) ||
+    /^num[0-9]$/.test(key) ||
+    /^[)!@#$%^&*(:;+=<,_\->.?/~`{\][|\\}"]$/.test(key) ||
+    NAMED_KEYS.has(key)
+  );
+}
+
+/** Electron's MenuItem: the options it was made with, `click(event, focusedWindow, focusedWebContents)`
+ * calling the template's click(menuItem, window, event) (a role's built-in action is recorded in
+ * fake.roles), a submenu made a Menu. */
+export class MenuItem {
+  constructor(options) {
+    const o = options ?? {};
+    if (o.label === undefined && o.role === undefined && o.type === undefined && o.submenu === undefined)
+      throw new Error('Invalid template for MenuItem: must have at least one of label, role or type');
+    if (o.accelerator !== undefined && !isAccelerator(o.accelerator))
+      // Electron ignores an accelerator it cannot parse (with a warning): refused here so a test sees it.
+      throw new Error(`Invalid accelerator: ${o.accelerator}`);
+    this.id = o.id;
+    this.label = o.label ?? '';
+    this.role = o.role;
+    this.accelerator = o.accelerator;
+    this.registerAccelerator = o.registerAccelerator ?? true;
+    this.enabled = o.enabled ?? true;
+    this.visible = o.visible ?? true;
+    this.checked = o.checked ?? false;
+    this.toolTip = o.toolTip ?? '';
+    this.submenu =
+      o.submenu === undefined
+        ? undefined
+        : o.submenu instanceof Menu
+          ? o.submenu
+          : Menu.buildFromTemplate(o.submenu);
+    this.type = o.type ?? (this.submenu ? 'submenu' : 'normal');
+    const userClick = o.click;
+    this.click = (event = {}, focusedWindow = BrowserWindow.getFocusedWindow(), focusedWebContents) => {
+      if (this.type === 'checkbox') this.checked = !this.checked;
+      if (typeof userClick === 'function') userClick(this, focusedWindow ?? undefined, event);
+      else if (this.role) fake.roles.push(this.role);
+      void focusedWebContents;
+    };
+  }
+}
+
+export class Menu {
+  constructor() {
+    this.items = [];
+  }
+  append(item) {
+    this.items.push(item);
+  }
+  getMenuItemById(id) {
+    for (const item of this.items) {
+      if (item.id === id) return item;
+      const inner = item.submenu?.getMenuItemById(id);
+      if (inner) return inner;
+    }
+    return null;
+  }
+  static buildFromTemplate(template) {
+    if (!Array.isArray(template))
+      throw new TypeError('Invalid template for Menu: Menu template must be an array');
+    const menu = new Menu();
+    for (const o of template) menu.append(o instanceof MenuItem ? o : new MenuItem(o));
+    return menu;
+  }
+  static setApplicationMenu(menu) {
+    fake.applicationMenu = menu;
+  }
+  static getApplicationMenu() {
+    return fake.applicationMenu;
+  }
+}
+
 export const webUtils = {
   getPathForFile: (file) => file?.path ?? '',
 };
@@ -374,6 +566,8 @@ export default {
   BrowserWindow,
   dialog,
   ipcMain,
+  Menu,
+  MenuItem,
   MessageChannelMain,
   protocol,
   screen,
