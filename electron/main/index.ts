@@ -1,10 +1,11 @@
 // The desktop app's main process: windows, dialogs, the page's protocol and the wiring. The engine runs in
 // an Electron utility process (electron/engine-host, kept by engine-process.ts): each window's MessagePort
 // goes straight to it, so no request, sample or row passes through here, and a long job never stalls a
-// window. Kept thin: the IPC rules live in ipc.ts and dialog.ts, the host's life cycle in engine-process.ts
-// and the window state in window-state.ts, all testable without Electron.
+// window. Kept thin: the IPC rules live in ipc.ts and dialog.ts, the host's life cycle in engine-process.ts,
+// the window state in window-state.ts, files given from outside in open-files.ts, the application menu in
+// menu.ts and Open Recent's list in recent.ts, all testable without Electron.
 
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import {
   BrowserWindow,
   dialog,
   ipcMain,
+  Menu,
   MessageChannelMain,
   protocol,
   screen,
@@ -33,7 +35,10 @@ import { isEngineRequest } from '../engine-host/messages.js';
 import { EngineProcess } from './engine-process.js';
 import { GpuWindow, linuxVulkanDriver, webGpuSwitches } from './gpu-window.js';
 import { CONNECT_CHANNEL, ENGINE_STATE_CHANNEL, IpcHub, PORT_CHANNEL, type IpcEventLike } from './ipc.js';
+import { COMMAND_CHANNEL, menuTemplate } from './menu.js';
 import { externalLink, isSchemePage } from './navigation.js';
+import { filesFromArgv, OpenFiles } from './open-files.js';
+import { RecentFiles } from './recent.js';
 import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state.js';
 
 const SCHEME = 'phasor';
@@ -207,8 +212,81 @@ const dialogs = new FileDialogs({
     const o = options as ElectronSaveOptions;
     return win ? dialog.showSaveDialog(win, o) : dialog.showSaveDialog(o);
   },
-  grant: (id, chosen, beside) => engineProcess.grant(id, chosen, beside),
+  // A file opened (not one to be written) is remembered for Open Recent.
+  grant: (id, chosen, beside) => (beside ? grantOpened(id, chosen) : engineProcess.grant(id, chosen, false)),
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Files opened from outside, Open Recent and the application menu
+
+/** Window `id` may open `file`, which the user chose (a dialog, a drop, the command line, the OS, Open
+ * Recent): granted as the Open dialog grants, and remembered as recently opened. */
+function grantOpened(id: number, file: string): void {
+  engineProcess.grant(id, file, true);
+  recent.add(file);
+  // The OS's own list (the Dock's and the taskbar's jump list) where there is one.
+  if ((process.platform === 'darwin' || process.platform === 'win32') && existsSync(file))
+    app.addRecentDocument(file);
+}
+
+function appWindow(id: number): BrowserWindow | null {
+  const contents = liveContents(id);
+  return contents ? BrowserWindow.fromWebContents(contents) : null;
+}
+
+const openFiles = new OpenFiles({
+  pick: (ready) => {
+    const focused = BrowserWindow.getFocusedWindow()?.webContents.id;
+    return focused !== undefined && ready.includes(focused) ? focused : (ready[0] ?? null);
+  },
+  grant: grantOpened,
+  send: (id, paths) => liveContents(id)?.send(COMMAND_CHANNEL, { type: 'open-files', paths }),
+  focus: (id) => {
+    const win = appWindow(id);
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  },
+});
+
+const recent = new RecentFiles(path.join(app.getPath('userData'), 'recent-files.json'), {
+  changed: () => setMenu(),
+});
+
+/** The window a menu item acts on: the one it was used in when that is an app window, else the first. */
+function menuTarget(window: unknown): WebContents | null {
+  if (window instanceof BrowserWindow && !window.isDestroyed()) {
+    const contents = liveContents(window.webContents.id);
+    if (contents) return contents;
+  }
+  const first = windows.keys().next();
+  return first.done ? null : liveContents(first.value);
+}
+
+let menuSet = false;
+/** (Re)builds the application menu: at start, and when Open Recent changes. Only once the app is ready. */
+function setMenu(): void {
+  if (!menuSet && !app.isReady()) return;
+  menuSet = true;
+  const template = menuTemplate({
+    platform: process.platform,
+    recent: recent.list(),
+    versions: {
+      app: app.getVersion(),
+      electron: process.versions.electron ?? '',
+      chrome: process.versions.chrome ?? '',
+      node: process.versions.node,
+    },
+    developer: !app.isPackaged,
+    send: (command, window) => menuTarget(window)?.send(COMMAND_CHANNEL, command),
+    openRecent: (file) => openFiles.open([file]),
+    clearRecent: () => {
+      recent.clear();
+      if (process.platform === 'darwin' || process.platform === 'win32') app.clearRecentDocuments();
+    },
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}
 
 function createWindow(): void {
   const stateFile = path.join(app.getPath('userData'), 'window-state.json');
@@ -225,7 +303,6 @@ function createWindow(): void {
     show: false,
     title: 'Phasor',
     backgroundColor: '#101014',
-    autoHideMenuBar: true,
     webPreferences: {
       preload: preloadFile,
       contextIsolation: true,
@@ -251,12 +328,16 @@ function createWindow(): void {
   win.on('close', save);
   win.on('closed', () => {
     windows.delete(id);
+    openFiles.gone(id);
     hub.disconnect(id);
     // The hidden WebGPU window must not keep the app open once the last app window is gone.
     if (windows.size === 0) gpuWindow.close();
   });
   // A reload connects again (replacing the old connection); a crash ends it.
-  win.webContents.on('render-process-gone', () => hub.disconnect(id));
+  win.webContents.on('render-process-gone', () => {
+    openFiles.gone(id);
+    hub.disconnect(id);
+  });
   void win.loadURL(devUrl ?? APP_URL);
 }
 
@@ -313,17 +394,35 @@ for (const [name, value] of webGpuSwitches(process.platform, vulkanDriver))
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  app.on('second-instance', () => {
+  // The files on this launch's command line (argv on Linux and Windows, from a shell or the file
+  // manager) wait for the first window.
+  openFiles.open(
+    filesFromArgv(process.argv, { defaultApp: process.defaultApp === true, cwd: process.cwd() }),
+  );
+  // A second launch quits at once (above) and hands its command line here: its files, resolved against
+  // the folder it ran in, open in the running window, which comes to the front.
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    const files = filesFromArgv(argv, { defaultApp: process.defaultApp === true, cwd: workingDirectory });
     const first = windows.values().next().value;
     const win = first ? BrowserWindow.fromWebContents(first) : null;
     if (win) {
       if (win.isMinimized()) win.restore();
       win.focus();
-    }
+    } else if (app.isReady()) createWindow();
+    openFiles.open(files);
   });
-  ipcMain.handle(CONNECT_CHANNEL, (event, payload: unknown) =>
-    hub.handleConnect(event as IpcEventLike, payload),
-  );
+  // macOS hands files opened from the Finder or the Dock here, also before 'ready' (at launch).
+  app.on('open-file', (event, file) => {
+    event.preventDefault();
+    openFiles.open([path.resolve(file)]);
+    if (app.isReady() && windows.size === 0) createWindow();
+  });
+  ipcMain.handle(CONNECT_CHANNEL, (event, payload: unknown) => {
+    const reply = hub.handleConnect(event as IpcEventLike, payload);
+    // Connected: what the user gave the app from outside can be granted to this window and opened.
+    if (reply.ok) openFiles.ready((event as IpcEventLike).sender.id);
+    return reply;
+  });
   ipcMain.handle(CHOOSE_FILE_CHANNEL, (event, payload: unknown) => dialogs.handle(event, payload));
   ipcMain.on(GRANT_DROPPED_CHANNEL, (event, payload: unknown) => {
     event.returnValue = dialogs.handleDropped(event, payload);
@@ -331,6 +430,7 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(() => {
     lockDown();
     serveApp();
+    setMenu();
     engineProcess.start();
     createWindow();
     app.on('activate', () => {

@@ -4,10 +4,12 @@
 // the main process for the native dialog (dialog.ts there validates it); pathForFile gives a dropped file's
 // path. When the engine host dies, the main process says so (ENGINE_STATE_CHANNEL) and later sends a new
 // port: onState reports 'reconnecting' (or 'closed' when it gave up) and then 'open', as the WebSocket
-// transport does in web mode, and the page reconnects without a reload.
+// transport does in web mode, and the page reconnects without a reload. onCommand gives the page what the
+// main process asks of it (the application menu's items, files opened from outside): only the commands
+// listed here, checked field by field, and those that came before the page listened wait for it.
 
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
-import type { OpenDialogOptions, PhasorBridge } from '../engine/protocol/bridge.js';
+import type { AppCommand, OpenDialogOptions, PhasorBridge } from '../engine/protocol/bridge.js';
 import type { ClientMessage, ServerMessage } from '../engine/protocol/messages.js';
 
 // Kept literal (not imported) so the sandboxed preload bundles no library; ipc.ts checks it.
@@ -17,6 +19,7 @@ const PORT_CHANNEL = 'phasor:port';
 const CHOOSE_FILE_CHANNEL = 'phasor:choose-file';
 const GRANT_DROPPED_CHANNEL = 'phasor:grant-dropped';
 const ENGINE_STATE_CHANNEL = 'phasor:engine-state';
+const COMMAND_CHANNEL = 'phasor:command';
 /** Messages sent before the port arrives wait here (requests at start-up); beyond this they are lost. */
 const MAX_WAITING = 256;
 
@@ -29,9 +32,11 @@ interface PortLike {
 
 type Listener = (message: ServerMessage | ArrayBuffer) => void;
 type StateListener = Parameters<NonNullable<PhasorBridge['onState']>>[0];
+type CommandListener = (command: AppCommand) => void;
+type Zoom = Extract<AppCommand, { type: 'zoom' }>['zoom'];
 type EngineState = Parameters<StateListener>[0];
 /** The desktop bridge always reports the engine host's state (the renderer's Transport.onState). */
-type DesktopBridge = PhasorBridge & Required<Pick<PhasorBridge, 'onState'>>;
+type DesktopBridge = PhasorBridge & Required<Pick<PhasorBridge, 'onState' | 'onCommand'>>;
 
 let port: PortLike | null = null;
 const waiting: ClientMessage[] = [];
@@ -62,6 +67,73 @@ function dropPort(): void {
   }
   port = null;
 }
+
+/** Commands that came before the page listened (files given at launch); beyond this they are lost. */
+const MAX_COMMANDS = 64;
+const commands: AppCommand[] = [];
+const commandListeners = new Set<CommandListener>();
+
+const short = (v: unknown, max = 200): v is string =>
+  typeof v === 'string' && v.length > 0 && v.length <= max;
+const ZOOMS = new Set(['in', 'out', 'reset']);
+const BARE = new Set(['open', 'export-csv', 'export-png', 'record', 'shortcuts']);
+
+/** The command in a message from the main process, or null when it is none this bridge knows. */
+function appCommand(raw: unknown): AppCommand | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const m = raw as Record<string, unknown>;
+  const type = m.type;
+  if (typeof type !== 'string') return null;
+  if (BARE.has(type)) return { type } as AppCommand;
+  switch (type) {
+    case 'open-files': {
+      const paths = m.paths;
+      if (!Array.isArray(paths) || paths.length > 256 || !paths.every((p) => short(p, 4096))) return null;
+      return { type, paths: [...(paths as string[])] };
+    }
+    case 'view':
+      return short(m.view, 40) ? { type, view: m.view } : null;
+    case 'zoom':
+      return typeof m.zoom === 'string' && ZOOMS.has(m.zoom) ? { type, zoom: m.zoom as Zoom } : null;
+    case 'colormap':
+      return short(m.colormap, 40) ? { type, colormap: m.colormap } : null;
+    case 'about': {
+      const v = (typeof m.versions === 'object' && m.versions !== null ? m.versions : {}) as Record<
+        string,
+        unknown
+      >;
+      const text = (x: unknown): string => (typeof x === 'string' ? x.slice(0, 100) : '');
+      return {
+        type,
+        versions: {
+          app: text(v.app),
+          electron: text(v.electron),
+          chrome: text(v.chrome),
+          node: text(v.node),
+        },
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+function deliver(command: AppCommand): void {
+  for (const l of commandListeners) {
+    try {
+      l(command);
+    } catch (err) {
+      console.error('phasor: a command listener failed', err);
+    }
+  }
+}
+
+ipcRenderer.on(COMMAND_CHANNEL, (_event, raw: unknown) => {
+  const command = appCommand(raw);
+  if (!command) return;
+  if (commandListeners.size > 0) deliver(command);
+  else if (commands.length < MAX_COMMANDS) commands.push(command);
+});
 
 ipcRenderer.on(ENGINE_STATE_CHANNEL, (_event, down: unknown) => {
   const d = (typeof down === 'object' && down !== null ? down : {}) as { state?: unknown; detail?: unknown };
@@ -131,6 +203,15 @@ const bridge: DesktopBridge = {
     if (state !== 'open') listener(state, stateDetail || undefined);
     return () => {
       stateListeners.delete(listener);
+    };
+  },
+  onCommand(listener: CommandListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onCommand takes a function');
+    commandListeners.add(listener);
+    // What came before anyone listened goes to the first listener.
+    for (const c of commands.splice(0)) deliver(c);
+    return () => {
+      commandListeners.delete(listener);
     };
   },
 };

@@ -60,7 +60,14 @@ describe('preload', () => {
     await import('../../electron/preload/index.js');
     expect([...exposed.keys()]).toEqual(['phasor']);
     const bridge = exposed.get('phasor') as PhasorBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['chooseFile', 'onMessage', 'onState', 'pathForFile', 'send']);
+    expect(Object.keys(bridge).sort()).toEqual([
+      'chooseFile',
+      'onCommand',
+      'onMessage',
+      'onState',
+      'pathForFile',
+      'send',
+    ]);
     expect(invoked).toEqual([['phasor:connect', { protocol: 1 }]]);
 
     // Sent before the port arrives: kept, then flushed in order.
@@ -173,5 +180,43 @@ describe('preload', () => {
     handlers.get('phasor:port')!({ ports: [new FakePort()] });
     expect(states.at(-1)?.[0]).toBe('closed'); // unsubscribed
     expect(() => bridge.onState('not a function' as never)).toThrow(/function/);
+  });
+
+  it("passes the main process's commands on: only those it knows, checked, and kept until the page listens", async () => {
+    await import('../../electron/preload/index.js');
+    const bridge = exposed.get('phasor') as Required<PhasorBridge>;
+    const send = (m: unknown) => handlers.get('phasor:command')!({}, m);
+    // Before anyone listens (files given at launch): kept.
+    send({ type: 'open-files', paths: ['/data/a.wav', '/data/b.sigmf-meta'] });
+    send({ type: 'open-files', paths: ['/data/a.wav', 42] });
+    send({ type: 'delete-everything' });
+    send({ type: 'view', view: 'file' });
+    send({ type: 'zoom', zoom: 'sideways' });
+    send({ type: 'export-png', extra: 'dropped' });
+    send('open');
+    send(null);
+    const got: unknown[] = [];
+    const stop = bridge.onCommand((c) => got.push(c));
+    expect(got).toEqual([
+      { type: 'open-files', paths: ['/data/a.wav', '/data/b.sigmf-meta'] },
+      { type: 'view', view: 'file' },
+      { type: 'export-png' },
+    ]);
+    // Then delivered as they come; About's versions are strings, cut short.
+    send({
+      type: 'about',
+      versions: { app: '0.1.0', electron: 45, chrome: 'c'.repeat(300), node: '22.12.0' },
+    });
+    send({ type: 'zoom', zoom: 'in' });
+    send({ type: 'colormap', colormap: 'magma' });
+    expect(got.slice(3)).toEqual([
+      { type: 'about', versions: { app: '0.1.0', electron: '', chrome: 'c'.repeat(100), node: '22.12.0' } },
+      { type: 'zoom', zoom: 'in' },
+      { type: 'colormap', colormap: 'magma' },
+    ]);
+    stop();
+    send({ type: 'record' });
+    expect(got).toHaveLength(6);
+    expect(() => bridge.onCommand('not a function' as never)).toThrow(/function/);
   });
 });

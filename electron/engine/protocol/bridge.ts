@@ -29,4 +29,34 @@ export interface PhasorBridge {
   /** The engine host's state (desktop only): 'reconnecting' while a crashed engine process restarts,
    * 'closed' when it gave up, 'open' once a new port is attached. Returns a function that stops listening. */
   onState?(listener: (state: 'open' | 'reconnecting' | 'closed', detail?: string) => void): () => void;
+  /** The main process's commands (desktop only: the application menu, files opened from outside);
+   * those that came before the page listened are delivered to its first listener. Returns a function
+   * that stops listening. */
+  onCommand?(listener: (command: AppCommand) => void): () => void;
 }
+
+/** The versions About shows (the main process's process.versions and the app's own). */
+export interface AboutVersions {
+  app: string;
+  electron: string;
+  chrome: string;
+  node: string;
+}
+
+/**
+ * What the desktop app's main process asks the page to do (menu.ts there; the preload's onCommand): one
+ * typed message per menu item that acts on the page, and the files the user gave the app (command line,
+ * file manager, a second launch, Open Recent), already granted to this window's engine connection.
+ */
+export type AppCommand =
+  | { type: 'open' }
+  | { type: 'open-files'; paths: string[] }
+  | { type: 'export-csv' }
+  | { type: 'export-png' }
+  | { type: 'record' }
+  | { type: 'view'; view: string }
+  | { type: 'zoom'; zoom: 'in' | 'out' | 'reset' }
+  /** A colormap by name, or 'next' (the C key's). */
+  | { type: 'colormap'; colormap: string }
+  | { type: 'shortcuts' }
+  | { type: 'about'; versions: AboutVersions };
