@@ -10,6 +10,8 @@ import type { AppCommand, PhasorBridge } from '../../electron/engine/protocol/br
 import { listenForCommands, menuDialogs } from '../../renderer/src/lib/menu-commands.js';
 import { useConnectionStore } from '../../renderer/src/stores/connection.js';
 import { useFilesStore } from '../../renderer/src/stores/files.js';
+import { useLiveStore } from '../../renderer/src/stores/live.js';
+import { useRecordingStore } from '../../renderer/src/stores/recording.js';
 import { useSettingsStore } from '../../renderer/src/stores/settings.js';
 import { RequestError } from '../../renderer/src/transport/connection.js';
 import { FakeConnection, settle } from './fake-connection.js';
@@ -44,9 +46,11 @@ async function setUp() {
   const stop = listenForCommands({
     current: () => view,
     views: ['live', 'file', 'filter', 'correlate', 'bench'],
+    // As App.vue does: the live session runs while the Live view is shown.
     select: (id) => {
       view = id;
       shown.push(id);
+      void useLiveStore().setActive(id === 'live');
     },
   });
   const send = async (c: AppCommand) => {
@@ -129,5 +133,52 @@ describe('menu commands in the page', () => {
     expect(menuDialogs.about).toEqual(versions);
     stop();
     expect(command).toBeNull();
+  });
+
+  it('starts recording from another view once the Live view runs its source, and stops it', async () => {
+    const { conn, shown, send, view } = await setUp();
+    let recording = false;
+    conn.handle('recordStart', (p) => {
+      recording = true;
+      return {
+        path: p.path,
+        format: 'sigmf',
+        state: 'recording',
+        frames: 0,
+        seconds: 0,
+        bytes: 0,
+        droppedFrames: 0,
+        gaps: 0,
+      } as never;
+    });
+    conn.handle('recordStop', () => {
+      recording = false;
+      return {
+        path: '/rec/live.sigmf-meta',
+        format: 'sigmf',
+        state: 'stopped',
+        frames: 1,
+        seconds: 1,
+        bytes: 1,
+        droppedFrames: 0,
+        gaps: 0,
+      } as never;
+    });
+    // The live source ran, then the user went to the File view (which stops it until the Live view is back).
+    const live = useLiveStore();
+    await live.start();
+    await send({ type: 'view', view: 'file' });
+    expect(live.running).toBe(false);
+    dialogAnswer = '/rec/live.sigmf-meta';
+    await send({ type: 'record' });
+    await settle(20);
+    expect(shown).toEqual(['file', 'live']);
+    expect(view()).toBe('live');
+    expect(live.running).toBe(true);
+    expect(conn.last('recordStart')).toEqual({ path: '/rec/live.sigmf-meta' });
+    expect(useRecordingStore().recording).toBe(true);
+    await send({ type: 'record' });
+    expect(recording).toBe(false);
+    expect(useRecordingStore().recording).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 // come as 'open-files', already granted to this window, and open in the File view as Open's do.
 // Web mode has no bridge, and so no commands.
 
-import { nextTick, reactive } from 'vue';
+import { reactive, watch } from 'vue';
 import type { AboutVersions, AppCommand } from '../../../electron/engine/protocol/bridge.js';
 import { useFilesStore } from '../stores/files.js';
 import { useRecordingStore } from '../stores/recording.js';
@@ -40,6 +40,25 @@ function clickButton(...tests: string[]): boolean {
 }
 
 const ZOOM = 1.5;
+/** How long Start Recording from another view waits for the live source to run. */
+const SOURCE_START_MS = 10_000;
+
+/** Resolves true once `check()` holds, false after `ms`. */
+function until(check: () => boolean, ms: number): Promise<boolean> {
+  if (check()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      stop();
+      resolve(false);
+    }, ms);
+    const stop = watch(check, (ok) => {
+      if (!ok) return;
+      clearTimeout(timer);
+      stop();
+      resolve(true);
+    });
+  });
+}
 
 /** Carries out one command. */
 export async function runCommand(c: AppCommand, ctx: MenuContext): Promise<void> {
@@ -61,14 +80,18 @@ export async function runCommand(c: AppCommand, ctx: MenuContext): Promise<void>
     case 'export-png':
       clickButton('snapshot', 'file-export-png');
       return;
-    case 'record':
-      // Recording takes the live source: shown in the Live view, with its record button and state.
+    case 'record': {
+      // Recording takes the live source: shown in the Live view, with its record button and state. From
+      // another view, the source starts with the view; recording starts once it runs (the view shows why
+      // when it cannot).
+      const recording = useRecordingStore();
       if (ctx.current() !== 'live') {
         ctx.select('live');
-        await nextTick();
+        if (!(await until(() => recording.available, SOURCE_START_MS))) return;
       }
-      await useRecordingStore().toggle();
+      await recording.toggle();
       return;
+    }
     case 'view':
       if (ctx.views.includes(c.view)) ctx.select(c.view);
       return;
