@@ -3,6 +3,7 @@
 // installed; otherwise says why in one line and starts web mode (`phasor serve`), opening Chromium or
 // Chrome in app mode when one is found, else printing the URL.
 //
+// `npm start -- FILE…` opens the files in the desktop app.
 // Environment: PHASOR_BROWSER (a browser to use), PHASOR_NO_BROWSER=1 (print the URL only),
 // PHASOR_PORT (web mode's port; default 5917, or a free one when that is taken).
 
@@ -216,7 +217,11 @@ async function webMode() {
 ensureBuilt();
 const electron = process.env.PHASOR_WEB ? { why: 'PHASOR_WEB is set' } : electronBinary();
 if (electron.path) {
-  const child = spawn(electron.path, ['.'], { cwd: root, stdio: ['inherit', 'inherit', 'pipe'] });
+  // `npm start -- rec.wav`: the files go to the app as on its own command line (it opens them), made
+  // absolute against the folder npm was started in (npm runs this script in the package's folder).
+  const from = process.env.INIT_CWD ?? process.cwd();
+  const files = process.argv.slice(2).map((f) => (f.startsWith('-') ? f : path.resolve(from, f)));
+  const child = spawn(electron.path, ['.', ...files], { cwd: root, stdio: ['inherit', 'inherit', 'pipe'] });
   // Chromium's internal log stays off the terminal; a failed start still says why in one line.
   const log = new ChromiumLogFilter((line) => process.stderr.write(line));
   child.stderr.on('data', (d) => log.write(d));
@@ -231,5 +236,6 @@ if (electron.path) {
   process.on('SIGINT', () => child.kill('SIGINT'));
 } else {
   say(`${electron.why}; starting web mode instead`);
+  if (process.argv.length > 2) say(`web mode opens files from its File view, not from the command line`);
   await webMode();
 }
