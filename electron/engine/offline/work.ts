@@ -34,6 +34,7 @@ import { filterSource } from '../pipeline/filter.js';
 import { measureSource } from '../pipeline/measure.js';
 import { spectrogramRegion } from '../pipeline/spectrogram-region.js';
 import type { AnnotationEdit } from '../io/sigmf-annotations.js';
+import { PresetStore } from '../io/presets.js';
 import type {
   AnnotationsResult,
   ApplyFilterResult,
@@ -92,6 +93,10 @@ export const OFFLINE_METHODS: ReadonlySet<Method> = new Set<Method>([
   'addAnnotation',
   'updateAnnotation',
   'deleteAnnotation',
+  'listPresets',
+  'savePreset',
+  'renamePreset',
+  'deletePreset',
 ]);
 
 /** Largest readSamples reply, in float32 values (64 MiB). */
@@ -168,6 +173,8 @@ export interface OfflineOptions {
   access?: FileAccess;
   /** Resolves when the transport has sent what is queued down to its low-water mark (default: at once). */
   drained?: () => Promise<void>;
+  /** The user's presets file (default: presets.json in the user's config folder, io/presets.ts). */
+  presets?: PresetStore;
 }
 
 function rowInfo(r: BenchRow): BenchRowInfo {
@@ -195,6 +202,7 @@ export class OfflineWork {
   readonly #access: FileAccess;
   readonly #annotations: FileAnnotations;
   readonly #drained: () => Promise<void>;
+  readonly #presets: PresetStore;
   readonly #budget = new ByteBudget(MAX_PENDING_REPLY_BYTES);
   /** Budget bytes each job holds (by request id) until its reply has gone out. */
   readonly #held = new Map<number, number>();
@@ -211,6 +219,7 @@ export class OfflineWork {
     this.#access = options.access ?? new FileAccess('any');
     this.#annotations = new FileAnnotations(this.#access);
     this.#drained = options.drained ?? (() => Promise.resolve());
+    this.#presets = options.presets ?? new PresetStore();
     this.#jobs = new JobRunner({
       send: (data: ProgressEvent) => this.#post({ type: 'event', event: 'progress', data }),
       ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
@@ -338,6 +347,18 @@ export class OfflineWork {
         const p = params as Params<'deleteAnnotation'>;
         return { json: await this.#editAnnotations(p.file, { op: 'delete', index: p.id }, ctx) };
       }
+      case 'listPresets':
+        return { json: await this.#presets.list() };
+      case 'savePreset': {
+        const p = params as Params<'savePreset'>;
+        return { json: await this.#presets.save(p.name, p.settings, p.conflict) };
+      }
+      case 'renamePreset': {
+        const p = params as Params<'renamePreset'>;
+        return { json: await this.#presets.rename(p.name, p.to) };
+      }
+      case 'deletePreset':
+        return { json: await this.#presets.remove((params as Params<'deletePreset'>).name) };
       default:
         throw new InvalidArgumentError(`${method} is not an offline request`);
     }

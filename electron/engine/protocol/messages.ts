@@ -29,6 +29,12 @@ import {
   WELCH_FFT_SIZE_MIN,
 } from './shape.js';
 import type { ExtractResult } from './extract.js';
+import {
+  presetConflictSchema,
+  presetNameSchema,
+  presetSettingsSchema,
+  type PresetsResult,
+} from './presets.js';
 
 export type { ExtractResult };
 
@@ -612,6 +618,18 @@ export const requestSchemas = {
     window: z.string().min(1).max(32).default(DEFAULT_WINDOW),
     fft: z.number().int().min(FFT_SIZE_MIN).max(FILE_FFT_SIZE_MAX).optional(),
   }),
+
+  // Named presets of analysis settings (protocol/presets.ts), kept in the user's config folder
+  // (io/presets.ts); each replies with the presets as now stored. A name taken by another preset is refused
+  // unless `conflict` says to replace it or to number the new one ("name (2)").
+  listPresets: z.object({}),
+  savePreset: z.object({
+    name: presetNameSchema,
+    settings: presetSettingsSchema,
+    conflict: presetConflictSchema.default('refuse'),
+  }),
+  renamePreset: z.object({ name: presetNameSchema, to: presetNameSchema }),
+  deletePreset: z.object({ name: presetNameSchema }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -645,6 +663,10 @@ export interface MethodResults {
   recordStart: RecordingStatus;
   recordStop: RecordingStatus;
   measureLive: MeasureResult;
+  listPresets: PresetsResult;
+  savePreset: PresetsResult;
+  renamePreset: PresetsResult;
+  deletePreset: PresetsResult;
 }
 
 export type MethodParams = { [M in Method]: z.input<(typeof requestSchemas)[M]> };
