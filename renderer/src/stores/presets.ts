@@ -42,7 +42,8 @@ export function presetProblem(s: PresetSettings): string {
     return `unknown colormap "${s.colormap}" (${colormapNames.join(', ')})`;
   const notes: string[] = [];
   sanitizeSettings({ ...s.live }, notes);
-  return notes.join('; ');
+  // The notes are the stored settings' ("…; using the default"): a preset is refused instead.
+  return notes.map((n) => n.replace(/; using the defaults?$/, '')).join('; ');
 }
 
 /** Whether `a` and `b` set the same values (fields this renderer does not know are left out). */
