@@ -282,6 +282,23 @@ describe('presets in web mode', () => {
     );
     expect(await names(LIVE)).toEqual(['Other', 'Audio B', 'Audio B (2)']);
     await app.shot('e2e-presets-menu.png');
+
+    // Save replaces the selected preset's settings with the current ones.
+    await page.click(`${LIVE} [data-test="preset-item"][data-name="Other"]`);
+    await page.keyboard.press('Escape');
+    await page.selectOption('[data-test="colormap"]', 'magma');
+    const label = `document.querySelector('${LIVE} [data-test="presets-current"]')?.textContent.trim()`;
+    await app.until(`${label} === ': Other\u00a0(changed)'`);
+    await openMenu(LIVE);
+    await page.click(`${LIVE} [data-test="preset-update"]`);
+    await app.until(`${label} === ': Other'`);
+    expect((await page.textContent(`${LIVE} [data-test="preset-notice"]`))?.trim()).toBe('saved "Other"');
+    const after = presetsDocumentSchema.parse(JSON.parse(readFileSync(PRESETS_FILE, 'utf8')));
+    expect(after.presets.map((p) => [p.name, p.settings.colormap, p.settings.file.fft])).toEqual([
+      ['Other', 'magma', 1024],
+      ['Audio B', 'inferno', 8192],
+      ['Audio B (2)', 'inferno', 8192],
+    ]);
     await page.keyboard.press('Escape');
   });
 
