@@ -3,13 +3,21 @@
 // file rewritten atomically (a reader never sees half of it, nothing left behind), concurrent saves from
 // several stores all kept, and an unreadable file reported in one line and kept aside, never lost.
 
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../electron/engine/backends/backend.js';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
-import { configDir, PresetStore, presetsPath } from '../../electron/engine/io/presets.js';
+import {
+  configDir,
+  PRESETS_LOCK_WAIT_MS,
+  PresetStore,
+  presetsPath,
+} from '../../electron/engine/io/presets.js';
 import { Engine } from '../../electron/engine/live/engine.js';
 import {
   presetsDocumentSchema,
@@ -17,7 +25,7 @@ import {
   type PresetsResult,
 } from '../../electron/engine/protocol/presets.js';
 import { Client } from '../offline/helpers.js';
-import { tempDir } from '../support/cli.js';
+import { root, tempDir } from '../support/cli.js';
 
 const tmp = tempDir('phasor-presets-');
 afterAll(() => tmp.remove());
@@ -169,6 +177,71 @@ describe('PresetStore', () => {
       ['same (2)', 1024],
     ]);
   });
+
+  it('keeps every save of several processes changing the same file at once', async () => {
+    const PER = 40;
+    const file = freshFile();
+    const go = `${file}-go`;
+    const module = pathToFileURL(join(root, 'electron/engine/io/presets.ts')).href;
+    // Each child, once loaded, waits for the go file, then saves its own presets as fast as it can.
+    const child = (tag: string) => {
+      const script = `
+        const { existsSync } = await import('node:fs');
+        const { PresetStore } = await import(${JSON.stringify(module)});
+        const store = new PresetStore(${JSON.stringify(file)});
+        const s = ${JSON.stringify(settings(1024))};
+        process.stdout.write('ready');
+        while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2));
+        for (let i = 0; i < ${PER}; i++) await store.save('${tag}' + i, s);
+      `;
+      const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const ready = new Promise<void>((resolve) => p.stdout.once('data', () => resolve()));
+      const done = new Promise<void>((resolve, reject) =>
+        p.once('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`child ${tag}: ${code} ${err}`)),
+        ),
+      );
+      return { ready, done };
+    };
+    const children = [child('a'), child('b')];
+    await Promise.all(children.map((c) => c.ready));
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(go, '');
+    const store = new PresetStore(file);
+    for (let i = 0; i < PER; i++) await store.save(`here${i}`, settings(2048));
+    await Promise.all(children.map((c) => c.done));
+    const names = (await new PresetStore(file).list()).presets.map((p) => p.name).sort();
+    const want = ['a', 'b', 'here'].flatMap((t) => Array.from({ length: PER }, (_, i) => `${t}${i}`));
+    expect(names).toEqual(want.sort());
+    expect(readdirSync(join(file, '..')).sort()).toEqual(['presets.json', 'presets.json-go']);
+  }, 60_000);
+
+  it('takes over the lock of a process that died, and waits for a live one, then says so', async () => {
+    const file = freshFile();
+    mkdirSync(join(file, '..'));
+    const store = new PresetStore(file);
+    // A process of this machine that has ended left its lock behind.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    writeFileSync(`${file}.lock`, `${hostname()} ${dead.stdout}\n`);
+    await store.save('after a crash', settings(1024));
+    expect(existsSync(`${file}.lock`)).toBe(false);
+
+    // A live holder (this process, as another store would be): the save waits, then gives up in one line.
+    writeFileSync(`${file}.lock`, `${hostname()} ${process.pid}\n`);
+    const started = Date.now();
+    await expect(store.save('blocked', settings(1024))).rejects.toThrow(
+      /^another Phasor \(.+ \d+\) is changing the presets; try again, or remove presets\.json\.lock if none runs$/,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(PRESETS_LOCK_WAIT_MS - 50);
+    expect((await store.list()).presets.map((p) => p.name)).toEqual(['after a crash']);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${hostname()} ${process.pid}\n`);
+  }, 30_000);
 
   it('reports an unreadable file in one line, and the next save keeps it aside', async () => {
     const file = freshFile();

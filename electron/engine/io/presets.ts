@@ -7,16 +7,16 @@
 //   await store.rename('Audio', 'Voice'); await store.remove('Voice');
 //
 // Every change reads the file, edits the list and writes it whole through a temporary file renamed over it
-// (io/temporary.ts), so a reader never sees half a file. Changes to one file from this process run one at a
-// time, whatever store or connection makes them; two processes writing at the same moment (the app and a
-// server) cannot tear the file, but the later rename wins. A file that does not read as presets is never
-// lost: reads report it in one line, and the next change keeps it aside as presets.json.bad (.bad.2, …).
+// (io/temporary.ts), so a reader never sees half a file. Changes to one file run one at a time: in this
+// process whatever store or connection makes them, and across processes (the desktop app and a server)
+// under presets.json.lock, made with O_EXCL and holding its owner's host and pid, so a lock left by a killed
+// process is taken over. A file that does not read as presets is never lost: reads report it in one line,
+// and the next change keeps it aside as presets.json.bad (.bad.2, …).
 
-import { mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { PhasorError } from '../errors.js';
-import { CorruptFileError, InvalidArgumentError, errorInfo, ioError } from '../errors.js';
+import { CorruptFileError, InvalidArgumentError, PhasorError, errorInfo, ioError } from '../errors.js';
 import {
   PRESETS_FILE_MAX_BYTES,
   PRESETS_FORMAT,
@@ -64,6 +64,55 @@ export function presetsPath(env: NodeJS.ProcessEnv = process.env): string {
 type Loaded =
   | { ok: true; presets: Preset[] }
   | { ok: false; presets: Preset[]; problem: PhasorError; keepAside: boolean };
+
+/** How long a change waits for another process's lock before it gives up (ms). */
+export const PRESETS_LOCK_WAIT_MS = 5000;
+/** A lock older than this is taken over whoever holds it (a change takes milliseconds). */
+const LOCK_STALE_MS = 30_000;
+
+/** Whether process `pid` of this machine runs (one of another user counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Takes `lock` (a file made with O_EXCL), waiting while another live process holds it; returns its
+ * release. A lock of a process of this machine that no longer runs, or an old one, is removed. */
+async function takeLock(lock: string, target: string): Promise<() => Promise<void>> {
+  const me = `${os.hostname()} ${process.pid}\n`;
+  const until = Date.now() + PRESETS_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const h = await open(lock, 'wx', 0o600);
+      await h.writeFile(me).finally(() => h.close());
+      return () => rm(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(lock, err);
+    }
+    const [text, st] = await Promise.all([
+      readFile(lock, 'utf8').catch(() => ''),
+      stat(lock).catch(() => null),
+    ]);
+    const [host, pid] = text.trim().split(' ');
+    const dead = host === os.hostname() && Number(pid) > 0 && !running(Number(pid));
+    // A lock still being written (empty for a moment) is not stale unless it is old.
+    if (st && (dead || Date.now() - st.mtimeMs > LOCK_STALE_MS)) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > until)
+      throw new PhasorError(
+        'io',
+        `another Phasor (${text.trim() || 'unknown'}) is changing the presets; try again, or remove ${path.basename(lock)} if none runs`,
+        { file: target },
+      );
+    await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+  }
+}
 
 /** Changes queued per file, in this process (one at a time). */
 const queues = new Map<string, Promise<unknown>>();
@@ -192,30 +241,40 @@ export class PresetStore {
   /** Reads, applies `edit` (which returns the name it stored, if any) and writes the file atomically. */
   #change(edit: (presets: Preset[]) => string | undefined): Promise<PresetsResult> {
     return serialized(this.file, async () => {
-      const loaded = await this.#load();
-      if (!loaded.ok && !loaded.keepAside) throw loaded.problem;
-      const presets = [...loaded.presets];
-      const name = edit(presets);
-      const extra: Partial<PresetsResult> = name !== undefined ? { name } : {};
       await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 }).catch((err: unknown) => {
         throw ioError(path.dirname(this.file), err);
       });
-      if (!loaded.ok) {
-        const aside = await this.#keepAside();
-        extra.notice = `${errorInfo(loaded.problem).message}; it was kept as ${path.basename(aside)}`;
-      }
-      const text = JSON.stringify({ format: PRESETS_FORMAT, version: PRESETS_VERSION, presets }, null, 2);
-      const tmp = await TemporaryFile.create(this.file);
+      const release = await takeLock(`${this.file}.lock`, this.file);
       try {
-        await tmp.writeAll(new TextEncoder().encode(text + '\n'), 0);
-        await tmp.close();
-        await tmp.publish();
-      } catch (err) {
-        await tmp.discard();
-        throw err;
+        return await this.#edit(edit);
+      } finally {
+        await release();
       }
-      return this.#result(presets, extra);
     });
+  }
+
+  /** Under the lock: reads, applies `edit` (which returns the name it stored, if any), writes. */
+  async #edit(edit: (presets: Preset[]) => string | undefined): Promise<PresetsResult> {
+    const loaded = await this.#load();
+    if (!loaded.ok && !loaded.keepAside) throw loaded.problem;
+    const presets = [...loaded.presets];
+    const name = edit(presets);
+    const extra: Partial<PresetsResult> = name !== undefined ? { name } : {};
+    if (!loaded.ok) {
+      const aside = await this.#keepAside();
+      extra.notice = `${errorInfo(loaded.problem).message}; it was kept as ${path.basename(aside)}`;
+    }
+    const text = JSON.stringify({ format: PRESETS_FORMAT, version: PRESETS_VERSION, presets }, null, 2);
+    const tmp = await TemporaryFile.create(this.file);
+    try {
+      await tmp.writeAll(new TextEncoder().encode(text + '\n'), 0);
+      await tmp.close();
+      await tmp.publish();
+    } catch (err) {
+      await tmp.discard();
+      throw err;
+    }
+    return this.#result(presets, extra);
   }
 
   /** Renames the unreadable file to the first free presets.json.bad, .bad.2, …; returns that path. */
