@@ -22,6 +22,8 @@ declare global {
 }
 
 const config = tempDir('phasor-presets-e2e-');
+/** Files the test hands to the page (outside the config folder). */
+const scratch = tempDir('phasor-presets-e2e-files-');
 const PRESETS_FILE = join(config.dir, 'presets.json');
 const START_FFT = 4096;
 
@@ -62,6 +64,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   config.remove();
+  scratch.remove();
 });
 
 const LIVE = '[data-test="toolbar"]';
@@ -248,7 +251,7 @@ describe('presets in web mode', () => {
     expect(await names(LIVE)).toEqual(['Other']);
 
     // Import the exported file: back under its name, with its settings; a second import is numbered.
-    const file = join(config.dir, '..', `${config.dir.split('/').pop()}-export.json`);
+    const file = join(scratch.dir, 'exported.json');
     writeFileSync(file, bytes);
     await page.setInputFiles(`${LIVE} [data-test="preset-import-file"]`, file);
     await app.until(`!!document.querySelector('[data-test="preset-item"][data-name="Audio B"]')`);
