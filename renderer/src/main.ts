@@ -8,6 +8,7 @@ import { createApp } from 'vue';
 import App from './App.vue';
 import { hooks } from './lib/hooks.js';
 import { useConnectionStore } from './stores/connection.js';
+import { useThemeStore } from './stores/theme.js';
 import { PhasorConnection } from './transport/connection.js';
 import { WebSocketTransport, webSocketUrl } from './transport/websocket.js';
 import './styles.css';
@@ -21,5 +22,7 @@ window.__phasor = hooks;
 
 const app = createApp(App);
 app.use(createPinia());
+// The theme goes on the page before the first render, so nothing draws in the wrong colours.
+useThemeStore();
 app.mount('#app');
 void useConnectionStore().attach(connection);

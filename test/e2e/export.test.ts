@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { colormapTable } from '../../electron/engine/output/colormaps.js';
 import { niceStep } from '../../electron/engine/protocol/ticks.js';
-import { colorBarIndex, EXPORT_COLORS, exportLayout } from '../../renderer/src/lib/export-image.js';
+import { colorBarIndex, exportLayout } from '../../renderer/src/lib/export-image.js';
 import { AppPage, parseCsv } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { decodePng, launchChromium, startServe, type Image, type Server } from './support.js';
@@ -63,8 +63,15 @@ describe('File view exports in web mode', () => {
     const L = exportLayout(size[0], size[1], 1);
     expect([png.width, png.height]).toEqual([L.width, L.height]);
     const { plot, colorBar } = L;
-    const frame = hex(EXPORT_COLORS.frame);
-    const background = hex(EXPORT_COLORS.background);
+    // the export's colours are the page theme's (lib/export-image.ts exportColors)
+    const themeVar = async (name: string) =>
+      hex(
+        (await page.evaluate(
+          `getComputedStyle(document.documentElement).getPropertyValue('--${name}').trim()`,
+        )) as string,
+      );
+    const frame = await themeVar('muted');
+    const background = await themeVar('bg');
 
     // The frame: one pixel all round the plot.
     for (let x = plot.x - 1; x <= plot.x + plot.width; x++) {

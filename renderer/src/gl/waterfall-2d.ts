@@ -10,22 +10,20 @@ import type { FrequencyAxis } from '../lib/axis.js';
 import { mapPixelsToColumns } from '../lib/columns.js';
 import { BACKGROUND_RGB, type ColorUniforms, type TimeUniforms } from './waterfall-gl.js';
 
-const BACKGROUND = `rgb(${BACKGROUND_RGB.join(' ')})`;
-
-/** Fills `n` RGBA pixels of `out` from `o` with the background. */
-function fillBackground(out: Uint8ClampedArray, o: number, n: number): void {
+/** Fills `n` RGBA pixels of `out` from `o` with the background `bg`. */
+function fillBackground(out: Uint8ClampedArray, o: number, n: number, bg: readonly number[]): void {
   for (let e = o + 4 * n; o < e; o += 4) {
-    out[o] = BACKGROUND_RGB[0];
-    out[o + 1] = BACKGROUND_RGB[1];
-    out[o + 2] = BACKGROUND_RGB[2];
+    out[o] = bg[0];
+    out[o + 1] = bg[1];
+    out[o + 2] = bg[2];
     out[o + 3] = 255;
   }
 }
 
 /**
  * Colours one row: pixel i shows the max of `levels[off + start[i] … off + end[i]]` through the 256-entry
- * RGBA colormap `lut` over [dbMin, dbMax]; pixels outside the row get the background. Writes RGBA to
- * `out` from `outOff`.
+ * RGBA colormap `lut` over [dbMin, dbMax]; pixels outside the row get the background `bg`. Writes RGBA
+ * to `out` from `outOff`.
  */
 export function colorRow(
   levels: Float32Array,
@@ -38,12 +36,13 @@ export function colorRow(
   lut: Uint8Array,
   out: Uint8ClampedArray,
   outOff: number,
+  bg: readonly number[] = BACKGROUND_RGB,
 ): void {
   const scale = 255 / (dbMax - dbMin);
   for (let i = 0, o = outOff; i < pixels; i++, o += 4) {
     const c0 = start[i];
     if (c0 < 0) {
-      fillBackground(out, o, 1);
+      fillBackground(out, o, 1, bg);
       continue;
     }
     let m = levels[off + c0];
@@ -95,6 +94,12 @@ export class Waterfall2D {
   setColormap(rgba: Uint8Array): void {
     this.lut = Uint8Array.from(rgba);
   }
+
+  /** The colour (0…255 RGB) where no row is held: the theme's plot background. */
+  setBackground(rgb: readonly number[]): void {
+    this.background = [rgb[0], rgb[1], rgb[2]];
+  }
+  private background: readonly number[] = BACKGROUND_RGB;
 
   /** Level rows are `width` columns (the history keeps them; nothing to allocate here). */
   allocate(width: number, _rows: number): void {
@@ -161,7 +166,19 @@ export class Waterfall2D {
       // Stored newest-lowest: the run's last row goes to the block's first line.
       for (let k = 0; k < n; k++) {
         const off = (levelRow + k) * this.texWidth;
-        colorRow(levels, off, this.start, this.end, w, u.dbMin, u.dbMax, this.lut, data, 4 * w * (n - 1 - k));
+        colorRow(
+          levels,
+          off,
+          this.start,
+          this.end,
+          w,
+          u.dbMin,
+          u.dbMax,
+          this.lut,
+          data,
+          4 * w * (n - 1 - k),
+          this.background,
+        );
       }
       ctx.putImageData(this.block, 0, this.ringRows - ringRow - n, 0, 0, w, n);
     }
@@ -172,7 +189,7 @@ export class Waterfall2D {
     const ctx = this.ctx;
     const { width, height } = this.canvas;
     ctx.imageSmoothingEnabled = false;
-    ctx.fillStyle = BACKGROUND;
+    ctx.fillStyle = `rgb(${this.background.join(' ')})`;
     ctx.fillRect(0, 0, width, height);
     const ring = this.ring;
     const n = ring ? compositeQuads(t, this.quads) : 0;
@@ -201,11 +218,23 @@ export class Waterfall2D {
       const age = Math.floor(t.offset + ((y + 0.5) * t.rows) / height);
       const o = 4 * width * y;
       if (!levels || age < 0 || age >= t.valid) {
-        fillBackground(data, o, width);
+        fillBackground(data, o, width, this.background);
         continue;
       }
       const row = (((t.newest - age) % t.ringRows) + t.ringRows) % t.ringRows;
-      colorRow(levels, row * this.texWidth, this.start, this.end, width, u.dbMin, u.dbMax, this.lut, data, o);
+      colorRow(
+        levels,
+        row * this.texWidth,
+        this.start,
+        this.end,
+        width,
+        u.dbMin,
+        u.dbMax,
+        this.lut,
+        data,
+        o,
+        this.background,
+      );
     }
     this.ctx.putImageData(this.screen, 0, 0);
   }

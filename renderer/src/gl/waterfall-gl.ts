@@ -41,9 +41,8 @@ export interface TimeUniforms {
   offset: number;
 }
 
-/** Background where no row is held (matches the app's plot background, #0b0e13). */
+/** Background where no row is held until setBackground gives the theme's plot background (dark's). */
 export const BACKGROUND_RGB = [11, 14, 19] as const;
-const BACKGROUND = [BACKGROUND_RGB[0] / 255, BACKGROUND_RGB[1] / 255, BACKGROUND_RGB[2] / 255] as const;
 
 const COLOR_NAMES = ['uLevels', 'uLut', 'uView', 'uAxis', 'uExtent', 'uWidth', 'uDb', 'uBackground'] as const;
 const RING_NAMES = [...COLOR_NAMES, 'uPixels', 'uCapacity', 'uRun'] as const;
@@ -150,7 +149,6 @@ export class WaterfallGL {
     gl.enableVertexAttribArray(0);
     gl.vertexAttribPointer(0, 4, gl.FLOAT, false, 0, 0);
     gl.bindVertexArray(null);
-    gl.clearColor(BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 1);
 
     gl.activeTexture(gl.TEXTURE0 + UNIT_LUT);
     this.lut = gl.createTexture()!;
@@ -165,10 +163,21 @@ export class WaterfallGL {
       gl.useProgram(program);
       gl.uniform1i(loc.uLevels, UNIT_LEVELS);
       gl.uniform1i(loc.uLut, UNIT_LUT);
-      gl.uniform3f(loc.uBackground, BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]);
     }
+    this.setBackground(BACKGROUND_RGB);
     gl.useProgram(this.compositeProg.program);
     gl.uniform1i(this.compositeProg.loc.uRing, UNIT_RING);
+  }
+
+  /** The colour (0…255 RGB) where no row is held: the theme's plot background. */
+  setBackground(rgb: readonly number[]): void {
+    const gl = this.gl;
+    const [r, g, b] = rgb.map((v) => v / 255);
+    gl.clearColor(r, g, b, 1);
+    for (const { program, loc } of [this.ringProg, this.directProg]) {
+      gl.useProgram(program);
+      gl.uniform3f(loc.uBackground, r, g, b);
+    }
   }
 
   /** Uploads a 256 × RGBA colormap (lib/colormap.ts). */

@@ -1,34 +1,23 @@
-// uPlot options in Phasor's look (dark plot, muted grid, the live view's palette), and axis label
-// formatters for Hz, dB, seconds, sizes.
+// uPlot options in Phasor's look (the theme's plot colours, muted grid, the live view's palette), and axis
+// label formatters for Hz, dB, seconds, sizes. Colours are functions that read the theme when uPlot draws,
+// so a chart made again or redrawn after a theme change takes the new ones.
 
 import type uPlot from 'uplot';
 import { formatFrequency, frequencyUnit } from './axis.js';
+import { chartColor, themeColor } from './theme.js';
 
-export const CHART_COLORS = [
-  '#4aa3ff',
-  '#ffb454',
-  '#3ddc97',
-  '#ff7a6b',
-  '#c792ea',
-  '#e8eef6',
-  '#7fdbca',
-  '#f78c6c',
-];
-
-const AXIS = '#8691a0';
-const GRID = 'rgba(140, 160, 185, 0.13)';
-const TICKS = 'rgba(150, 165, 185, 0.35)';
+export { chartColor };
 export const CHART_FONT = '11px Inter, "Segoe UI", system-ui, sans-serif';
 
 export function axis(label: string, extra: Partial<uPlot.Axis> = {}): uPlot.Axis {
   return {
     label,
-    stroke: AXIS,
+    stroke: () => themeColor('chart-axis'),
     font: CHART_FONT,
     labelFont: CHART_FONT,
     labelSize: 16,
-    grid: { stroke: GRID, width: 1 },
-    ticks: { stroke: TICKS, width: 1, size: 4 },
+    grid: { stroke: () => themeColor('grid'), width: 1 },
+    ticks: { stroke: () => themeColor('chart-ticks'), width: 1, size: 4 },
     ...extra,
   };
 }
@@ -54,7 +43,7 @@ export function sizeLabel(v: number): string {
 }
 
 export function seriesStyle(i: number, extra: Partial<uPlot.Series> = {}): uPlot.Series {
-  return { stroke: CHART_COLORS[i % CHART_COLORS.length], width: 1.5, points: { show: false }, ...extra };
+  return { stroke: () => chartColor(i), width: 1.5, points: { show: false }, ...extra };
 }
 
 /** Whether uPlot can draw here (a 2D canvas exists: not so in the DOM-less test environment). */

@@ -6,6 +6,7 @@ import type { FileInfo } from '../../../electron/engine/protocol/messages.js';
 import { levelTicks } from './axis.js';
 import { formatSeconds } from './format.js';
 import { stem } from './paths.js';
+import { themeColor } from './theme.js';
 import { download } from './snapshot.js';
 import { frequencyToScreen, timeToScreen, type Region } from './file-view.js';
 import { frequencyAxisTicks, frequencyAxisUnit, timeAxisTicks } from './ticks.js';
@@ -28,12 +29,15 @@ export interface ExportLayout {
   k: number;
 }
 
-export const EXPORT_COLORS = {
-  background: '#0d1015',
-  frame: '#8691a0',
-  text: '#c9d1dc',
-  muted: '#8691a0',
-} as const;
+/** The export's colours: the theme's page background, muted frame and ticks, text. */
+export function exportColors(): { background: string; frame: string; text: string; muted: string } {
+  return {
+    background: themeColor('bg'),
+    frame: themeColor('muted'),
+    text: themeColor('text'),
+    muted: themeColor('muted'),
+  };
+}
 
 /** Where the parts of an export of a `width` × `height` plot lie, margins drawn at scale `k`. */
 export function exportLayout(width: number, height: number, k = 1): ExportLayout {
@@ -85,6 +89,7 @@ export function composeSpectrogramExport(o: SpectrogramExport): HTMLCanvasElemen
   const ctx = out.getContext('2d');
   if (!ctx) throw new Error('cannot draw the export (no 2D canvas)');
   const { plot, colorBar } = L;
+  const EXPORT_COLORS = exportColors();
   ctx.fillStyle = EXPORT_COLORS.background;
   ctx.fillRect(0, 0, L.width, L.height);
   ctx.imageSmoothingEnabled = false;

@@ -4,6 +4,7 @@
 
 import { levelTicks } from './axis.js';
 import { colormapRgba, type ColormapName } from './colormap.js';
+import { themeColor } from './theme.js';
 import { useSettingsStore } from '../stores/settings.js';
 
 /** The waterfall's colouring, for the colour bar: the settings' levels and colormap unless given. */
@@ -33,9 +34,9 @@ function drawColorBar(
     for (let xx = 0; xx < width; xx++) bar.data.set(lut.subarray(i, i + 4), 4 * (y * width + xx));
   }
   ctx.putImageData(bar, Math.round(x), Math.round(y0));
-  ctx.strokeStyle = '#8691a0';
+  ctx.strokeStyle = themeColor('muted');
   ctx.strokeRect(Math.round(x) - 0.5, Math.round(y0) - 0.5, width + 1, rows + 1);
-  ctx.fillStyle = '#a9b3c1';
+  ctx.fillStyle = themeColor('axis-label');
   ctx.font = `${Math.round(10 * dpr)}px Inter, "Segoe UI", system-ui, sans-serif`;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
@@ -93,7 +94,7 @@ export async function composeSnapshot(
       dpr,
     );
   }
-  ctx.fillStyle = '#8691a0';
+  ctx.fillStyle = themeColor('muted');
   ctx.font = `${Math.round(11 * dpr)}px Inter, "Segoe UI", system-ui, sans-serif`;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
