@@ -1,6 +1,6 @@
 // Themes in web mode, end to end: `phasor serve` and the built renderer in headless Chromium. The page
 // follows the system (prefers-color-scheme, prefers-contrast, forced-colors) until the user picks a theme in
-// the status bar; that choice wins over the system and survives a reload; the File view's uPlot spectrum
+// the top bar; that choice wins over the system and survives a reload; the File view's uPlot spectrum
 // draws its axes in the theme's colour and redraws when the theme changes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,7 +105,7 @@ describe('themes', () => {
     const { page } = app;
     await page.emulateMedia({ colorScheme: 'dark' });
     await app.until(`document.documentElement.dataset.theme === 'dark'`);
-    const select = page.locator('[data-test="status-bar"] [data-test="theme-select"]');
+    const select = page.locator('header [data-test="theme-select"]');
     expect(await select.inputValue()).toBe('system');
 
     await select.selectOption('light');
