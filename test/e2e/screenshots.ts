@@ -1,10 +1,13 @@
-// Screenshots of the measuring tools for the docs (not a test: `npx tsx test/e2e/screenshots.ts [DIR]`,
-// default docs/screenshots): `phasor serve` and the built renderer in headless Chromium at 1280×800, on
-// the generator and on recordings this script writes to a temporary folder.
+// Screenshots of the measuring tools for the docs (not a test: `npx tsx test/e2e/screenshots.ts [DIR]
+// [NAME…]`, default docs/screenshots, all shots unless names such as `live-light.png` are given):
+// `phasor serve` and the built renderer in headless Chromium at 1280×800, on the generator and on
+// recordings this script writes to a temporary folder. The dark theme unless a name says otherwise.
 //   live-markers.png      Live view: two markers on the generator's tones, max hold, the marker table
 //   file-measure.png      File view: a selection with the Measurements panel filled
 //   file-annotations.png  File view: two annotations drawn over the spectrogram, and the panel
 //   file-markers.png      File view: markers on the spectrogram (Δf, Δt) and the spectrum's max hold
+//   live-light.png, live-contrast.png  Live view: the generator's tones in the light and high-contrast themes
+//   file-light.png, file-contrast.png  File view: a measured selection in the light and high-contrast themes
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +16,8 @@ import { noise, tones, writeWav } from './fixtures.js';
 import { launchChromium, root, startServe, type Server } from './support.js';
 
 const OUT = process.argv[2] ?? join(root, 'docs', 'screenshots');
+/** The shots to make (file names); all when none are given. */
+const ONLY = new Set(process.argv.slice(3));
 
 async function until(page: Page, expression: string, timeout = 20_000): Promise<void> {
   const end = Date.now() + timeout;
@@ -22,8 +27,15 @@ async function until(page: Page, expression: string, timeout = 20_000): Promise<
   }
 }
 
-async function newPage(browser: Browser, settings?: unknown): Promise<Page> {
+type Theme = 'dark' | 'light' | 'contrast';
+
+/** A page with `settings` stored, whose system asks for `theme` (the app follows it: System is the default). */
+async function newPage(browser: Browser, settings?: unknown, theme: Theme = 'dark'): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  await page.emulateMedia({
+    colorScheme: theme === 'light' ? 'light' : 'dark',
+    contrast: theme === 'contrast' ? 'more' : 'no-preference',
+  });
   if (settings)
     await page.addInitScript(
       `localStorage.setItem('phasor.settings', ${JSON.stringify(JSON.stringify(settings))})`,
@@ -110,8 +122,52 @@ async function liveMarkers(browser: Browser, server: Server): Promise<void> {
   await page.close();
 }
 
-async function fileMeasure(browser: Browser, server: Server, dir: string): Promise<void> {
-  const page = await newPage(browser);
+/** The Live view on the generator's tone and chirp, peaks labelled, max hold on, in `theme`. */
+async function liveTheme(browser: Browser, server: Server, theme: Theme): Promise<void> {
+  const page = await newPage(
+    browser,
+    {
+      version: 1,
+      settings: {
+        fft: 4096,
+        sourceKind: 'generator',
+        sourceParams: {
+          generator: {
+            frequency: 3000,
+            amplitude: 0.5,
+            chirp: true,
+            chirpFrom: 7000,
+            chirpTo: 7000,
+            chirpPeriod: 3600,
+            chirpAmplitude: 0.25,
+            noise: -80,
+            sampleRate: 48000,
+          },
+        },
+        showPeak: true,
+        dbMin: -60,
+        dbMax: 0,
+      },
+    },
+    theme,
+  );
+  await page.goto(server.url);
+  await until(page, 'window.__phasor && window.__phasor.info !== null && window.__phasor.info.fft === 4096');
+  await until(page, 'window.__phasor.rowsDrawn > 120');
+  await page.click('[data-test="marker-add"]');
+  await until(page, `document.querySelectorAll('[data-test="marker-row"]').length === 1`);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, `live-${theme}.png`) });
+  await page.close();
+}
+
+async function fileMeasure(
+  browser: Browser,
+  server: Server,
+  dir: string,
+  theme: Theme = 'dark',
+): Promise<void> {
+  const page = await newPage(browser, undefined, theme);
   await openFile(page, server, dir, 'tone-harmonics.wav');
   await levels(page, -80, 0);
   const box = await plotBox(page);
@@ -121,7 +177,7 @@ async function fileMeasure(browser: Browser, server: Server, dir: string): Promi
   await until(page, `document.querySelector('[data-test="file-spectrum"]')?.dataset.state === 'ready'`);
   await page.mouse.move(1, 790);
   await page.waitForTimeout(300);
-  await page.screenshot({ path: join(OUT, 'file-measure.png') });
+  await page.screenshot({ path: join(OUT, theme === 'dark' ? 'file-measure.png' : `file-${theme}.png`) });
   await page.close();
 }
 
@@ -239,10 +295,19 @@ async function main(): Promise<void> {
   const server = await startServe(['--root', dir]);
   const browser = await launchChromium();
   try {
-    await liveMarkers(browser, server);
-    await fileMeasure(browser, server, dir);
-    await fileAnnotations(browser, server, dir);
-    await fileMarkers(browser, server, dir);
+    const shots: Array<[string, () => Promise<void>]> = [
+      ['live-markers.png', () => liveMarkers(browser, server)],
+      ['file-measure.png', () => fileMeasure(browser, server, dir)],
+      ['file-annotations.png', () => fileAnnotations(browser, server, dir)],
+      ['file-markers.png', () => fileMarkers(browser, server, dir)],
+      ['live-light.png', () => liveTheme(browser, server, 'light')],
+      ['live-contrast.png', () => liveTheme(browser, server, 'contrast')],
+      ['file-light.png', () => fileMeasure(browser, server, dir, 'light')],
+      ['file-contrast.png', () => fileMeasure(browser, server, dir, 'contrast')],
+    ];
+    const unknown = [...ONLY].filter((n) => !shots.some(([name]) => name === n));
+    if (unknown.length) throw new Error(`no such screenshot: ${unknown.join(', ')}`);
+    for (const [name, shoot] of shots) if (ONLY.size === 0 || ONLY.has(name)) await shoot();
     console.log(`screenshots in ${OUT}`);
   } finally {
     await browser.close();
