@@ -2,7 +2,7 @@
 // (4.5:1) in light and dark and AAA (7:1) in high contrast, graphics 3:1 (4.5:1); and the choice resolves
 // from the system's preferences as the browser reports them.
 /// <reference types="node" />
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CONTRAST_MINIMUM,
@@ -38,6 +38,26 @@ describe('theme colours', () => {
     expect(contrastRatio([0, 0, 0, 1], [255, 255, 255, 1])).toBeCloseTo(21, 6);
     expect(contrastRatio([0x76, 0x76, 0x76, 1], [255, 255, 255, 1])).toBeCloseTo(4.54, 2);
     expect(composite([255, 255, 255, 0.5], [0, 0, 0, 1])).toEqual([127.5, 127.5, 127.5, 1]);
+  });
+
+  it('leaves colours to the themes: no component or module outside styles.css writes one', () => {
+    // Colours computed from data (colormaps, a theme's background handed to a canvas) are built with
+    // template strings, never written as literals; a literal here would stay the same in every theme.
+    const dir = new URL('../../renderer/src/', import.meta.url);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => /\.(vue|ts)$/.test(f) && f !== 'lib/theme.ts',
+    );
+    expect(files.length).toBeGreaterThan(40);
+    // (`#abc` but not a private field: `this.#acc`, `#acc = …`)
+    const literal = /(?<![\w.])#[0-9a-fA-F]{3,8}\b(?![-\w]|\s*[=.(])|\brgba?\(\s*\d|\bhsla?\(\s*\d/;
+    const offenders = files.flatMap((f) =>
+      readFileSync(new URL(f, dir), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, at: `${f}:${i + 1}` }))
+        .filter(({ line }) => literal.test(line) && !/^\s*(\/\/|\*|<!--)/.test(line))
+        .map(({ at, line }) => `${at}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
   });
 
   it('defines the same variables in every theme', () => {
