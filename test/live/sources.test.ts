@@ -58,7 +58,13 @@ describe('paced sources', () => {
   it('jumps to the present (the blocks in between counted as dropped) when the consumer falls too far behind', async () => {
     const clock = fakeClock();
     const gen = createGenerator({ sampleRate: 48000, tones: [{ frequency: 440 }] });
-    const src = pacedSource(gen, { label: 'g', now: clock.now, sleep: clock.sleep, maxLagMs: 250 });
+    const src = pacedSource(gen, {
+      label: 'g',
+      now: clock.now,
+      sleep: clock.sleep,
+      maxLagMs: 250,
+      warmupSeconds: 0,
+    });
     const seen: LiveBlock[] = [];
     for await (const b of src.blocks()) {
       seen.push(b);
@@ -94,6 +100,24 @@ describe('paced sources', () => {
     expect(at.slice(1).map((t) => t - 1000)).toEqual([910, 915, 920, 925, 930]);
   });
 
+  it('moves its clock over stalls in the first 2 s of stream, and counts them as drops after', async () => {
+    const clock = fakeClock();
+    const gen = createGenerator({ sampleRate: 48000, tones: [{ frequency: 440 }] });
+    const src = pacedSource(gen, { label: 'g', now: clock.now, sleep: clock.sleep, maxLagMs: 250 });
+    const starts: number[] = [];
+    for await (const b of src.blocks()) {
+      starts.push(b.start);
+      // 5 ms blocks: block 100 is at 0.5 s (the first peak search, a page mounting), block 500 at 2.5 s.
+      if (starts.length === 100 || starts.length === 500) clock.t += 400;
+      if (starts.length === 502) break;
+    }
+    // The stall at 0.5 s skipped nothing: frame by frame up to the stall at 2.5 s.
+    expect(starts.slice(0, 500)).toEqual(Array.from({ length: 500 }, (_, i) => i * 240));
+    // The one at 2.5 s is a real overrun: 400 ms (80 blocks) skipped and counted, as without a warm-up.
+    expect(src.droppedBlocks).toBe(80);
+    expect(starts[500] - starts[499]).toBe(81 * 240);
+  });
+
   it('jumps within a looping file', async () => {
     const path = join(dir, 'ramp.wav');
     const n = 8000;
@@ -110,6 +134,7 @@ describe('paced sources', () => {
       loop: true,
       now: clock.now,
       sleep: clock.sleep,
+      warmupSeconds: 0,
     });
     const seen: LiveBlock[] = [];
     for await (const b of src.blocks()) {

@@ -7,10 +7,12 @@
 // there (the skipped blocks are counted as dropped, as a sound card would overrun) instead of replaying the
 // backlog faster than real time; nothing is produced for the frames it skips.
 //
-// The clock starts when the consumer has taken the first block through: the time it spends on that one
-// (the pipeline warming up: the backend's first call, worker start-up, JIT) is start-up, not a stall, so
-// it moves the clock on instead of skipping frames. A skip there would be counted as a drop and would cut
-// the signal inside a frame, painting a broadband skirt into the first spectra and the peak hold.
+// The clock starts when the consumer has taken the first block through, and for the first `warmupSeconds`
+// of stream a consumer that falls behind moves the clock on instead of skipping frames: the pipeline is
+// warming up then (the backend's first calls, worker start-up, JIT, the first peak search, a page still
+// mounting in the same machine's CPU), which is start-up, not a stall. A skip there would be counted as a
+// drop and would cut the signal inside a frame, painting a broadband skirt into the first spectra and the
+// peak hold. After the warm-up every lag beyond `maxLagMs` is a drop, counted.
 
 import { CancelledError } from '../errors.js';
 import type { ReadOptions, SampleSource, SourceInfo } from './source.js';
@@ -27,6 +29,8 @@ export interface PaceOptions {
   blockSeconds?: number;
   /** How far (ms) the consumer may fall behind real time before blocks are skipped. Default 250. */
   maxLagMs?: number;
+  /** Seconds of stream at the start during which lag moves the clock instead of skipping. Default 2. */
+  warmupSeconds?: number;
   /** Clock (ms) and sleep, replaceable in tests. */
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -67,6 +71,7 @@ class PacedSource implements LiveSource {
     const now = this.#options.now ?? (() => performance.now());
     const wait = this.#options.sleep ?? sleep;
     const maxLag = this.#options.maxLagMs ?? 250;
+    const warmupFrames = (this.#options.warmupSeconds ?? 2) * this.info.sampleRate;
     const rate = this.info.sampleRate;
     const blockFrames = liveBlockFrames(rate, this.#options.blockSeconds);
     const length = this.#inner.info.samples;
@@ -89,7 +94,10 @@ class PacedSource implements LiveSource {
           any = true;
           const t = now();
           const due = t0 + ((frames + b.frames) / rate) * 1000;
-          if (t - due > maxLag) {
+          if (t - due > maxLag && frames < warmupFrames) {
+            // Warming up: real time restarts from here, frame by frame (see the file comment).
+            t0 += t - due;
+          } else if (t - due > maxLag) {
             // Far behind: jump to where real time is, without producing the frames in between.
             const skipped = Math.max(b.frames, Math.floor(((t - t0) / 1000) * rate) - frames);
             this.#dropped += Math.ceil(skipped / blockFrames);
