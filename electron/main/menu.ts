@@ -29,6 +29,14 @@ export const MENU_VIEWS = [
  * import: it never loads the engine); menu.test.ts checks that they agree. */
 export const MENU_COLORMAPS = ['viridis', 'inferno', 'magma', 'turbo', 'gray'] as const;
 
+/** The page's theme choices (renderer/src/lib/theme.ts's THEME_CHOICES; menu.test.ts checks them). */
+export const MENU_THEMES = [
+  ['system', 'System'],
+  ['dark', 'Dark'],
+  ['light', 'Light'],
+  ['contrast', 'High Contrast'],
+] as const;
+
 export interface MenuOptions {
   platform: NodeJS.Platform;
   /** Files for Open Recent, most recent first (recent.ts's list). */
@@ -140,6 +148,15 @@ export function menuTemplate(o: MenuOptions): MenuItemConstructorOptions[] {
             click: command({ type: 'colormap', colormap: name }),
           })),
         ],
+      },
+      {
+        id: 'theme',
+        label: 'Theme',
+        submenu: MENU_THEMES.map(([id, label]) => ({
+          id: `theme-${id}`,
+          label,
+          click: command({ type: 'theme', theme: id }),
+        })),
       },
       { type: 'separator' },
       { id: 'full-screen', role: 'togglefullscreen' },

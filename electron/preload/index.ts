@@ -97,6 +97,8 @@ function appCommand(raw: unknown): AppCommand | null {
       return typeof m.zoom === 'string' && ZOOMS.has(m.zoom) ? { type, zoom: m.zoom as Zoom } : null;
     case 'colormap':
       return short(m.colormap, 40) ? { type, colormap: m.colormap } : null;
+    case 'theme':
+      return short(m.theme, 20) ? { type, theme: m.theme } : null;
     case 'about': {
       const v = (typeof m.versions === 'object' && m.versions !== null ? m.versions : {}) as Record<
         string,

@@ -95,7 +95,7 @@ describe('the built app’s menu', () => {
       const p = await page(win);
       await wait(() => win.webContents.sent.some((s) => s.channel === 'phasor:port'));
       const clicks = ['open', 'export-csv', 'export-png', 'record', 'view-live', 'view-file', 'view-filter', 'view-correlate',
-        'view-bench', 'zoom-in', 'zoom-out', 'zoom-reset', 'colormap-next', 'colormap-magma', 'shortcuts', 'about'];
+        'view-bench', 'zoom-in', 'zoom-out', 'zoom-reset', 'colormap-next', 'colormap-magma', 'theme-light', 'theme-system', 'shortcuts', 'about'];
       for (const id of clicks) {
         const n = p.commands.length;
         menu.getMenuItemById(id).click({}, id === 'open' ? undefined : win);
@@ -153,6 +153,18 @@ describe('the built app’s menu', () => {
     expect(
       Object.keys(res.items).filter((id) => id.startsWith('colormap-') && id !== 'colormap-next'),
     ).toEqual(colormapNames.map((n) => `colormap-${n}`));
+    // The page's theme choices (renderer/src/lib/theme.ts's THEME_CHOICES, read as text: that module
+    // needs the DOM), in its order, under View ▸ Theme.
+    const choices = /THEME_CHOICES[^=]*=\s*\[([^\]]*)\]/.exec(
+      readFileSync(new URL('../../renderer/src/lib/theme.ts', import.meta.url), 'utf8'),
+    )![1];
+    const themeIds = [...choices.matchAll(/id: '(\w+)'/g)].map((m) => m[1]);
+    expect(themeIds).toContain('contrast');
+    expect(
+      Object.entries(res.items)
+        .filter(([id]) => id.startsWith('theme-'))
+        .map(([id, i]) => [id, i.parent]),
+    ).toEqual(themeIds.map((id) => [`theme-${id}`, 'Theme']));
     // An empty Open Recent says so; Clear has nothing to clear.
     expect(res.items['recent-none']).toMatchObject({ label: 'No recent files', enabled: false });
     expect(res.items['clear-recent'].enabled).toBe(false);
@@ -168,6 +180,8 @@ describe('the built app’s menu', () => {
       { type: 'zoom', zoom: 'reset' },
       { type: 'colormap', colormap: 'next' },
       { type: 'colormap', colormap: 'magma' },
+      { type: 'theme', theme: 'light' },
+      { type: 'theme', theme: 'system' },
       { type: 'shortcuts' },
       {
         type: 'about',

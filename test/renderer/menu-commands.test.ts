@@ -13,6 +13,7 @@ import { useFilesStore } from '../../renderer/src/stores/files.js';
 import { useLiveStore } from '../../renderer/src/stores/live.js';
 import { useRecordingStore } from '../../renderer/src/stores/recording.js';
 import { useSettingsStore } from '../../renderer/src/stores/settings.js';
+import { useThemeStore } from '../../renderer/src/stores/theme.js';
 import { RequestError } from '../../renderer/src/transport/connection.js';
 import { FakeConnection, settle } from './fake-connection.js';
 import { fileInfo } from './offline-fixtures.js';
@@ -115,6 +116,17 @@ describe('menu commands in the page', () => {
     expect(settings.s.colormap).toBe('turbo');
     await send({ type: 'colormap', colormap: 'rainbow' });
     expect(settings.s.colormap).toBe('turbo');
+    const theme = useThemeStore();
+    await send({ type: 'theme', theme: 'contrast' });
+    expect([theme.choice, theme.theme, document.documentElement.dataset.theme]).toEqual([
+      'contrast',
+      'contrast',
+      'contrast',
+    ]);
+    await send({ type: 'theme', theme: 'sepia' });
+    expect(theme.choice).toBe('contrast');
+    await send({ type: 'theme', theme: 'system' });
+    expect(theme.choice).toBe('system');
 
     await send({ type: 'open-files', paths: ['/rec/a.wav'] });
     const files = useFilesStore();

@@ -58,5 +58,7 @@ export type AppCommand =
   | { type: 'zoom'; zoom: 'in' | 'out' | 'reset' }
   /** A colormap by name, or 'next' (the C key's). */
   | { type: 'colormap'; colormap: string }
+  /** The theme the user chose: 'system', 'dark', 'light' or 'contrast'. */
+  | { type: 'theme'; theme: string }
   | { type: 'shortcuts' }
   | { type: 'about'; versions: AboutVersions };

@@ -10,9 +10,11 @@ import type { AboutVersions, AppCommand } from '../../../electron/engine/protoco
 import { useFilesStore } from '../stores/files.js';
 import { useRecordingStore } from '../stores/recording.js';
 import { useSettingsStore } from '../stores/settings.js';
+import { useThemeStore } from '../stores/theme.js';
 import { useViewportStore } from '../stores/viewport.js';
 import { bridge } from './bridge.js';
 import { isColormap, nextColormap } from './colormap.js';
+import { isThemeChoice } from './theme.js';
 
 /** The dialogs the menu opens (App.vue shows them). */
 export const menuDialogs = reactive({
@@ -104,6 +106,9 @@ export async function runCommand(c: AppCommand, ctx: MenuContext): Promise<void>
       else if (isColormap(c.colormap)) s.colormap = c.colormap;
       return;
     }
+    case 'theme':
+      if (isThemeChoice(c.theme)) useThemeStore().choose(c.theme);
+      return;
     case 'shortcuts':
       menuDialogs.shortcuts = true;
       return;
