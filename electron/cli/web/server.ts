@@ -1,8 +1,9 @@
-// Web mode: the built renderer over HTTP and the engine protocol over a WebSocket (/ws) on the same port.
+// Web mode: the built renderer over HTTP and the engine protocol over a WebSocket (/ws) on the same port;
+// with a certificate and key (`tls`), HTTPS and wss instead, and nothing on plain HTTP.
 //
 // Every request needs the access token, on loopback too (any local process could connect otherwise):
-// `?token=` on the first page load (then an HttpOnly SameSite=Strict cookie) and on the WebSocket URL,
-// compared in constant time. The printed URL carries it; nothing the server answers without the token
+// `?token=` on the first page load (then an HttpOnly SameSite=Strict cookie, Secure over TLS) and on the
+// WebSocket URL, compared in constant time. The printed URL carries it; nothing the server answers without the token
 // holds it. Bound to a loopback address, the Host header must also be a loopback name (no DNS rebinding);
 // a browser's Origin must be the page's own. The same checks guard `PUT /upload?name=` (upload.ts),
 // through which the page hands the engine a file dropped on it.
@@ -15,6 +16,7 @@
 
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,6 +72,11 @@ export interface WebServerOptions {
   stallMs?: number;
   /** One line for the operator (a dropped client); default stderr. */
   log?: (line: string) => void;
+  /** Serve HTTPS and wss with this certificate (chain) and private key, both PEM; absent: plain HTTP. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** With tls: whether the certificate is valid for a host name or address (the printed URL prefers one
+   * it is). */
+  certCovers?: (host: string) => boolean;
 }
 
 export interface WebServer {
@@ -97,17 +104,21 @@ function hostName(hostHeader: string | undefined): string {
   return (m ? m[1] : hostHeader).toLowerCase();
 }
 
-/** A URL host for printing: an unspecified bind address becomes this machine's first external IPv4. */
-function displayHost(host: string): string {
+/** A URL host for printing: an unspecified bind address becomes this machine's first external IPv4, the
+ * first one the certificate is valid for when `covers` is given and one is. */
+function displayHost(host: string, covers?: (host: string) => boolean): string {
   if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host;
+  const external: string[] = [];
   for (const list of Object.values(os.networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) external.push(a.address);
   }
-  return '127.0.0.1';
+  return external.find((a) => covers?.(a)) ?? external[0] ?? '127.0.0.1';
 }
 
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const host = options.host ?? '127.0.0.1';
+  const secure = options.tls !== undefined;
+  const scheme = secure ? 'https' : 'http';
   const loopback = isLoopbackHost(host);
   const token = options.token === undefined ? newToken() : options.token;
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
@@ -136,7 +147,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       };
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+    if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) {
       return { status: 403, text: 'Phasor refuses requests from other sites.' };
     }
     if (token !== null) {
@@ -160,8 +171,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     res.end(text + '\n');
   };
 
-  const server = createServer((req, res) => {
-    const csp = contentSecurityPolicy({ connect: req.headers.host ? [`ws://${req.headers.host}`] : [] });
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const wsScheme = secure ? 'wss' : 'ws';
+    const csp = contentSecurityPolicy({
+      connect: req.headers.host ? [`${wsScheme}://${req.headers.host}`] : [],
+    });
     // The page may ask for its own microphone (the browser-mic source); the desktop app's policy stays none.
     const headers = securityHeaders(csp, { microphone: true });
     let url: URL;
@@ -204,7 +218,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     };
     // The first page load carries the token in the URL; keep it for the page's assets.
     if (token !== null && url.searchParams.has('token')) {
-      out['Set-Cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+      out['Set-Cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/${secure ? '; Secure' : ''}`;
     }
     res.writeHead(200, out);
     if (req.method === 'HEAD') {
@@ -214,7 +228,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const stream = createReadStream(found.file);
     stream.on('error', () => res.destroy());
     stream.pipe(res);
-  });
+  };
+  // Over TLS a client that does not speak it (plain http://) is hung up on by Node before any request.
+  const server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle)
+    : createServer(handle);
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   const sockets = new Set<WebSocket>();
@@ -348,7 +366,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${displayHost(host)}:${port}/${token !== null ? `?token=${token}` : ''}`;
+  const url = `${scheme}://${displayHost(host, secure ? options.certCovers : undefined)}:${port}/${token !== null ? `?token=${token}` : ''}`;
   return {
     url,
     port,
