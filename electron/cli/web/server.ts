@@ -3,10 +3,10 @@
 //
 // Every request needs the access token, on loopback too (any local process could connect otherwise):
 // `?token=` on the first page load (then an HttpOnly SameSite=Strict cookie, Secure over TLS) and on the
-// WebSocket URL, compared in constant time. The printed URL carries it; nothing the server answers without the token
-// holds it. Bound to a loopback address, the Host header must also be a loopback name (no DNS rebinding);
-// a browser's Origin must be the page's own. The same checks guard `PUT /upload?name=` (upload.ts),
-// through which the page hands the engine a file dropped on it.
+// WebSocket URL, compared in constant time. The printed URL carries it; nothing the server answers without
+// the token holds it. Bound to a loopback address, the Host header must also be a loopback name (no DNS
+// rebinding); a browser's Origin must be the page's own (https:// over TLS). The same checks guard
+// `PUT /upload?name=` (upload.ts), through which the page hands the engine a file dropped on it.
 //
 // A client reads, lists and writes only inside the roots (`--root`, default the current folder) and the
 // server's upload folder (engine/offline/access.ts), and has the engine connect only to the rtl_tcp servers
@@ -366,7 +366,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `${scheme}://${displayHost(host, secure ? options.certCovers : undefined)}:${port}/${token !== null ? `?token=${token}` : ''}`;
+  const shown = displayHost(host, secure ? options.certCovers : undefined);
+  const url = `${scheme}://${shown}:${port}/${token !== null ? `?token=${token}` : ''}`;
   return {
     url,
     port,
