@@ -1,7 +1,7 @@
 // `phasor serve --tls-cert --tls-key` as a user runs it (the real CLI in a child process), with a throwaway
 // self-signed certificate made by openssl for 127.0.0.1: the printed URL is https, the page loads over
 // HTTPS only with the token and keeps it in a Secure cookie, its CSP allows wss to itself, the protocol runs
-// over wss, the Origin check wants the https origin, plain HTTP gets nothing, and bad certificate or key
+// over wss, the Origin check wants the https origin, plain HTTP is only told to use https, and bad certificate or key
 // files are one line naming the file, before anything listens.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -168,18 +168,26 @@ describe.skipIf(!haveOpenssl)('phasor serve over TLS', () => {
     ).rejects.toThrow(/self-signed|self signed/);
   });
 
-  it('answers nothing over plain HTTP on its port', async () => {
-    const plain = new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: `/?token=${token}` }, (res) =>
-        resolve(res.statusCode ?? 0),
-      );
+  it('tells plain HTTP on its port to use https, without the token, and serves none of it', async () => {
+    const plain = await new Promise<Got>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: `/?token=${token}` }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
       req.on('error', reject);
       req.end();
     });
-    await expect(plain).rejects.toThrow(/socket hang up|ECONNRESET/);
-    await expect(hello(`ws://127.0.0.1:${port}/ws?token=${token}`, ca)).rejects.toThrow(
-      /socket hang up|ECONNRESET/,
+    expect(plain.status).toBe(400);
+    expect(plain.body).toBe(
+      'Phasor serves https on this port: open the https:// URL that `phasor serve` printed.\n',
     );
+    expect(plain.headers['set-cookie']).toBeUndefined();
+    await expect(hello(`ws://127.0.0.1:${port}/ws?token=${token}`, ca)).rejects.toThrow(
+      'Unexpected server response: 400',
+    );
+    // The port still serves https after those.
+    expect((await get(port, `/?token=${token}`, ca)).status).toBe(200);
   });
 });
 

@@ -1,5 +1,5 @@
 // Web mode: the built renderer over HTTP and the engine protocol over a WebSocket (/ws) on the same port;
-// with a certificate and key (`tls`), HTTPS and wss instead, and nothing on plain HTTP.
+// with a certificate and key (`tls`), HTTPS and wss instead, and plain HTTP only told to use https.
 //
 // Every request needs the access token, on loopback too (any local process could connect otherwise):
 // `?token=` on the first page load (then an HttpOnly SameSite=Strict cookie, Secure over TLS) and on the
@@ -17,7 +17,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -41,6 +41,8 @@ export const CLOSE_NOT_READING = 4008;
 export const HIGH_WATER = 16 << 20;
 /** How long a client over HIGH_WATER may read nothing before it is dropped, unless PHASOR_SERVE_STALL_MS says. */
 export const DEFAULT_STALL_MS = 30_000;
+/** Over TLS, how long a new connection may send nothing before it is closed (ms). */
+const SNIFF_TIMEOUT_MS = 30_000;
 
 function stallFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.PHASOR_SERVE_STALL_MS);
@@ -229,10 +231,40 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     stream.on('error', () => res.destroy());
     stream.pipe(res);
   };
-  // Over TLS a client that does not speak it (plain http://) is hung up on by Node before any request.
   const server = options.tls
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle)
     : createServer(handle);
+  // Over TLS each new connection's first byte is looked at before the TLS server's own connection handler
+  // sees it: a TLS handshake (0x16) goes on to it; anything else (http://, ws://) gets one plain-text 400
+  // saying to use https, which holds no token, and is hung up on. One that sends nothing is closed.
+  const sniffing = new Set<Socket>();
+  if (secure) {
+    const tlsHandlers = server.listeners('connection') as Array<(socket: Socket) => void>;
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => {
+      sniffing.add(socket);
+      socket.on('error', () => socket.destroy());
+      socket.once('close', () => sniffing.delete(socket));
+      socket.setTimeout(SNIFF_TIMEOUT_MS, () => socket.destroy());
+      socket.once('data', (chunk: Buffer) => {
+        if (chunk[0] === 0x16) {
+          socket.pause();
+          socket.setTimeout(0);
+          socket.unshift(chunk);
+          sniffing.delete(socket);
+          for (const h of tlsHandlers) h.call(server, socket);
+          return;
+        }
+        // Whatever else it sends is read and dropped until it hangs up (or the timeout above).
+        socket.resume();
+        const text = 'Phasor serves https on this port: open the https:// URL that `phasor serve` printed.\n';
+        socket.end(
+          'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n' +
+            `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+        );
+      });
+    });
+  }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   const sockets = new Set<WebSocket>();
@@ -377,6 +409,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       for (const ws of sockets) ws.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
       server.closeAllConnections();
+      for (const socket of sniffing) socket.destroy();
       await new Promise<void>((r) => server.close(() => r()));
       await uploads.dispose();
       if (ownEngine) await engine.dispose();
