@@ -83,6 +83,7 @@ describe('browser microphone: what stops it, in one line', () => {
     expect(why).toMatch(
       /only to https:\/\/ pages and to http:\/\/localhost or 127\.0\.0\.1, not to http:\/\/192\.168\.1\.20/,
     );
+    expect(why).toContain('phasor serve --tls-cert FILE --tls-key FILE');
     expect(why).toContain('ssh -L 8080:127.0.0.1:8080 SERVER');
     expect(why).not.toContain('\n');
     expect(browserMicUnavailable(page('http://127.0.0.1:8080/', true))).toBeUndefined();

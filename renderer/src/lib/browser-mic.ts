@@ -48,7 +48,8 @@ export function browserMicUnavailable(
     const port = win.location.port || '8080';
     return (
       `the browser gives the microphone only to https:// pages and to http://localhost or 127.0.0.1, not to ` +
-      `http://${win.location.hostname}: open the page on the server's machine, or through an SSH tunnel ` +
+      `http://${win.location.hostname}: serve it over HTTPS (phasor serve --tls-cert FILE --tls-key FILE), ` +
+      `open it on the server's machine, or through an SSH tunnel ` +
       `(ssh -L ${port}:127.0.0.1:${port} SERVER, then http://127.0.0.1:${port}/ with the same ?token=)`
     );
   }
