@@ -3,8 +3,13 @@
 //
 //   node native/build.mjs                 build; fail when nvcc or cmake is missing
 //   node native/build.mjs --if-available  (npm install) build when nvcc is found, else say so in one line, exit 0
+//
+// It builds for the GPUs present (native/cuda-archs.mjs): nvidia-smi's compute capabilities, or with no GPU or
+// driver one PTX target the driver compiles at first use. PHASOR_CUDA_ARCHS=all builds the full fatbin (for
+// packaging); any other PHASOR_CUDA_ARCHS (CMake syntax, e.g. "86-real;90") is used as given.
 //   node native/build.mjs --emu           the CPU emulation build (native/build/emu), for development
 //   node native/build.mjs --all           also the kernel self-tests (plain programs)
+//   node native/build.mjs --print-archs   print the architectures it would build for, and why; build nothing
 //   node native/build.mjs --bench         also phasor_cuda_bench.node, the addon for bench/cuda's measurements
 //                                         (sweeps, npm run gpu:check's benchmark); with --emu, its emulated twin
 //
@@ -15,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { chooseCudaArchs, queryGpus, queryToolkit } from './cuda-archs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -23,6 +29,7 @@ const emu = args.has('--emu');
 const ifAvailable = args.has('--if-available');
 const all = args.has('--all');
 const bench = args.has('--bench');
+const printArchs = args.has('--print-archs');
 
 function which(cmd) {
   const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
@@ -31,7 +38,9 @@ function which(cmd) {
 
 function skip(why) {
   if (ifAvailable) {
-    console.log(`phasor: the CUDA backend is not built (${why}); Phasor runs on the other backends`);
+    console.log(
+      `phasor: the CUDA backend is not built: ${why}; Phasor runs on WebGPU or the CPU (npm run build:native builds it later)`,
+    );
     process.exit(0);
   }
   console.error(`phasor: cannot build the CUDA backend: ${why}`);
@@ -41,9 +50,14 @@ function skip(why) {
 const nvcc = emu
   ? null
   : [process.env.CUDACXX, which('nvcc'), '/usr/local/cuda/bin/nvcc'].find((p) => p && existsSync(p));
-if (!emu && !nvcc) skip('nvcc was not found; install the CUDA toolkit (13.0) and run npm run build:native');
+if (!emu && !nvcc) skip('it needs the CUDA toolkit 13 (nvcc), which was not found');
+if (printArchs) {
+  const choice = chooseCudaArchs({ env: process.env, gpus: queryGpus(), toolkit: queryToolkit(nvcc) });
+  console.log(`${choice.archs}: ${choice.reason}`);
+  process.exit(0);
+}
 const cmake = which('cmake');
-if (!cmake) skip('cmake was not found');
+if (!cmake) skip('it needs cmake (3.20 or newer), which was not found');
 
 // Node's headers: npm_config_nodedir (set by the device recipe), else beside the running node.
 const candidates = [
@@ -53,13 +67,15 @@ const candidates = [
   '/usr/local/include/node',
 ].filter(Boolean);
 const nodeInclude = candidates.find((d) => existsSync(path.join(d, 'node_api.h')));
-if (!nodeInclude) skip(`Node's headers (node_api.h) were not found in ${candidates.join(', ')}`);
+if (!nodeInclude) {
+  skip(`it needs Node's headers (node_api.h), not found in ${candidates.join(', ')}; set npm_config_nodedir`);
+}
 let napiInclude;
 try {
   const require = createRequire(import.meta.url);
   napiInclude = path.dirname(require.resolve('node-addon-api/package.json'));
 } catch {
-  skip('node-addon-api is not installed (npm install)');
+  skip('it needs node-addon-api, which is not installed (npm install)');
 }
 
 const buildDir = path.join(root, 'native', 'build', emu ? 'emu' : 'cuda');
@@ -78,7 +94,13 @@ const configure = [
   `-DPHASOR_BENCH=${bench ? 'ON' : 'OFF'}`,
 ];
 if (nvcc) configure.push(`-DCMAKE_CUDA_COMPILER=${nvcc}`);
-if (process.env.PHASOR_CUDA_ARCHS) configure.push(`-DPHASOR_CUDA_ARCHS=${process.env.PHASOR_CUDA_ARCHS}`);
+let archs = null;
+if (nvcc) {
+  const choice = chooseCudaArchs({ env: process.env, gpus: queryGpus(), toolkit: queryToolkit(nvcc) });
+  archs = choice.archs;
+  configure.push(`-DPHASOR_CUDA_ARCHS=${archs}`);
+  console.log(`phasor: building the CUDA addon for ${archs}: ${choice.reason}`);
+}
 
 const t0 = Date.now();
 function run(argv) {
@@ -94,6 +116,7 @@ const cached = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
 // --bench keeps a bench-enabled configuration: it builds phasor_cuda only)
 const stale =
   !cached.includes(`NODE_INCLUDE_DIR:PATH=${nodeInclude}`) ||
+  (archs !== null && !cached.includes(`PHASOR_CUDA_ARCHS:STRING=${archs}\n`)) ||
   (bench && !/^PHASOR_BENCH:\w+=ON$/m.test(cached));
 if (stale) run(configure);
 const targets = ['phasor_cuda'];
@@ -107,6 +130,6 @@ const built = targets
 console.log(
   `phasor: built ${built.join(' and ')} in ${seconds} s` +
     (nvcc
-      ? ` (${execFileSync(nvcc, ['--version'], { encoding: 'utf8' }).match(/release [0-9.]+/)?.[0] ?? 'nvcc'})`
+      ? ` (${execFileSync(nvcc, ['--version'], { encoding: 'utf8' }).match(/release [0-9.]+/)?.[0] ?? 'nvcc'}, ${archs})`
       : ' (CPU emulation)'),
 );
