@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DeviceBenchRowInfo } from '../../electron/engine/protocol/messages.js';
 import { runCli, tempDir } from '../support/cli.js';
+import { missingNote, webgpuAdapter } from '../support/requirements.js';
 import { SWIFTSHADER_ICD } from '../webgpu/gpu.js';
 
 type DeviceRow = DeviceBenchRowInfo;
@@ -59,7 +60,7 @@ describe('phasor bench', () => {
     const args = ['bench', '--backend', 'webgpu', '--op', 'fft', '--sizes', '1024', '--json', out];
     const r = await runCli([...args, '--device-samples', '16384'], { env });
     if (r.code === 2 && /backend webgpu is not available/.test(r.stderr) && !process.env.CI) {
-      ctx.skip(`no WebGPU adapter here: ${r.stderr.trim().split('\n').pop()}`);
+      ctx.skip(missingNote(webgpuAdapter(false, r.stderr.trim().split('\n').pop() ?? '')));
     }
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/webgpu\s+fft\s+1024/);
@@ -117,7 +118,7 @@ describe('phasor bench', () => {
       { env },
     );
     if (r.code === 2 && /backend webgpu is not available/.test(r.stderr) && !process.env.CI) {
-      ctx.skip(`no WebGPU adapter here: ${r.stderr.trim().split('\n').pop()}`);
+      ctx.skip(missingNote(webgpuAdapter(false, r.stderr.trim().split('\n').pop() ?? '')));
     }
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8')) as {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import type { Backend, SpectrogramConfig } from '../../electron/engine/backends/backend.js';
 import { InvalidArgumentError } from '../../electron/engine/errors.js';
 import type { RawSamples } from '../../electron/engine/types.js';
+import { missingNote, webgpuAdapter } from '../support/requirements.js';
 import { backends, needsGpu } from './backends.js';
 import {
   referenceCorrelation,
@@ -77,7 +78,13 @@ for (const entry of backends) {
       await backend?.dispose();
     });
     const get = (ctx: TestContext): Backend => {
-      if (backend === null) ctx.skip(`${entry.name} is not available here: ${reason}`);
+      if (backend === null) {
+        ctx.skip(
+          entry.name === 'webgpu'
+            ? missingNote(webgpuAdapter(false, reason))
+            : `${entry.name} is not available here: ${reason}`,
+        );
+      }
       return backend!;
     };
 

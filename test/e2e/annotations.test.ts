@@ -12,6 +12,7 @@ import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { AppPage } from './app.js';
 import { noise } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -88,7 +89,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('SigMF annotations in the File view', () => {
+describe('SigMF annotations in the File view', needs(chromium), () => {
   it('adds one from a dragged region, edits it, shows it, keeps it over a reload, deletes it', async () => {
     await openRecording();
     expect(await labels()).toEqual(['known']);

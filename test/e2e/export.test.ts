@@ -13,6 +13,7 @@ import { colorBarIndex, exportLayout } from '../../renderer/src/lib/export-image
 import { AppPage, parseCsv } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { decodePng, launchChromium, startServe, type Image, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 // 16 kHz, 3 s: 1 kHz at 0.3 (−10.46 dBFS) and 5 kHz at 0.1 (−20 dBFS), both on bins of a 4096-point FFT.
 const FS = 16000;
@@ -52,7 +53,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('File view exports in web mode', () => {
+describe('File view exports in web mode', needs(chromium), () => {
   it('exports the spectrogram as a PNG with its axes, colour bar and caption', async () => {
     const size = (await page.evaluate(
       `(() => { const c = document.querySelector('[data-test="file-canvas"]'); return [c.width, c.height]; })()`,

@@ -13,6 +13,7 @@ import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { AppPage, TOP_SPECTROGRAM } from './app.js';
 import { noise } from './fixtures.js';
 import { launchChromium, root, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -74,7 +75,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('extract in web mode', () => {
+describe('extract in web mode', needs(chromium), () => {
   it('extracts a dragged range and band, and the File view shows the new file', async () => {
     await app.openFile(dir, 'iq.sigmf-meta');
     expect(await field('rate')).toBe('256 kS/s');

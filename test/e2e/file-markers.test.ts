@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppPage, parseCsv } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 // 16 kHz, 4 s: 1 kHz at 0.3 (−10.46 dBFS) for 2 s, then 3 kHz at 0.3; both on bins of a 4096-point FFT.
 const FS = 16000;
@@ -62,7 +63,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('File view markers and traces in web mode', () => {
+describe('File view markers and traces in web mode', needs(chromium), () => {
   it('places markers on the spectrogram at (t, f): Δf ≈ 2 kHz, Δt the time between the clicks', async () => {
     const box = (await page.locator('[data-test="file-spectrogram"] .plot').boundingBox())!;
     // The whole file is in view: 0 … 4 s across, 0 … 8 kHz up.

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppPage } from './app.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 const FS = 48000;
 const TONE_A = 3000; // amplitude 0.5: −6.02 dBFS
@@ -72,7 +73,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('measuring the live samples', () => {
+describe('measuring the live samples', needs(chromium), () => {
   it('reads the tone and the band power of the whole span, then between two markers', async () => {
     expect(await field('live-measure-band')).toBe('Band: the whole span');
     await measure(1);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { AppPage, parseCsv, rowNear as rowAt, type Csv } from './app.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -94,7 +95,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('measuring on the live spectrum', () => {
+describe('measuring on the live spectrum', needs(chromium), () => {
   it('places two markers on the tones and reads their differences', async () => {
     await page.click('[data-test="marker-add"]');
     await page.click('[data-test="marker-add"]');

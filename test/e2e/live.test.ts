@@ -19,6 +19,7 @@ import {
   type Image,
   type Server,
 } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -94,7 +95,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('live view in web mode', () => {
+describe('live view in web mode', needs(chromium), () => {
   it('shows a generator tone as a bright column in the waterfall', async () => {
     await page.selectOption('#source-kind', 'generator');
     const form = page.locator('[data-kind="generator"]');

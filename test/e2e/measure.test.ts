@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppPage } from './app.js';
 import { noise, writeWav } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 const FS = 48000;
 const F1 = 1000;
@@ -60,7 +61,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('File view measurements', () => {
+describe('File view measurements', needs(chromium), () => {
   it('measures a dragged selection: SNR and THD of a tone with harmonics', async () => {
     await app.openFile(dir, 'distorted.wav');
     await page.locator('[data-test="measure-panel"]').waitFor();

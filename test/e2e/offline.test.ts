@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { chirp, noise, tones, writeSparseCf32, writeWav } from './fixtures.js';
 import { decodePng, launchChromium, median, root, startServe, type Image, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -137,7 +138,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('offline views in web mode', () => {
+describe('offline views in web mode', needs(chromium), () => {
   it('shows the file’s known tones as bright rows of its spectrogram', async () => {
     await openThroughBrowser('tones.wav');
     await until(`${topState()} === 'ready'`);

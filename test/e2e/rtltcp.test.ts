@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { startFakeRtlTcp, type FakeRtlTcp } from '../support/fake-rtltcp.js';
 import { launchChromium, startServe, type Server } from './support.js';
+import { chromium, needs } from '../support/requirements.js';
 
 declare global {
   interface Window {
@@ -61,7 +62,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-describe('rtl_tcp in web mode', () => {
+describe('rtl_tcp in web mode', needs(chromium), () => {
   it('connects and marks the planted carrier at its absolute frequency', async () => {
     await page.selectOption('#source-kind', 'rtl_tcp');
     const form = page.locator('[data-kind="rtl_tcp"]');

@@ -4,7 +4,8 @@
 //
 // The daemon is the test's own (its own runtime folder and socket, PULSE_SERVER for every client), so a
 // desktop's sound server is left alone and no fallback device hides the removal. Needs the Debian packages
-// pulseaudio and pulseaudio-utils, and audify: without them this test fails, it does not skip.
+// pulseaudio and pulseaudio-utils, and audify: without them it is skipped, saying what to install (in CI
+// the skip fails the run).
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import { decodeRows, type RowsMessage } from '../../electron/engine/protocol/row
 import { shutdownAudio } from '../../electron/engine/sources/mic.js';
 import { runCli } from '../support/cli.js';
 import { startPulse, type PrivatePulse } from '../support/pulse.js';
+import { audify, needs, pulseaudio } from '../support/requirements.js';
 import { writeTestWav } from '../support/wav.js';
 import { until } from './helpers.js';
 
@@ -56,7 +58,7 @@ afterAll(async () => {
   await pulse?.stop();
 });
 
-describe('microphone capture through PulseAudio [real device path]', () => {
+describe('microphone capture through PulseAudio [real device path]', needs(pulseaudio, audify), () => {
   it('lists the null sink’s monitor as the default input', async () => {
     const r = await runCli(['monitor', '--list-devices', '--json'], { env });
     expect(r.stderr).toBe('');

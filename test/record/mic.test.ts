@@ -1,36 +1,27 @@
 // `phasor record --source mic`: a known tone played into a private PulseAudio null sink, recorded from its
 // monitor to WAV and SigMF, then found by `phasor peaks` at its frequency and level. Needs pulseaudio,
-// pulseaudio-utils and audify: outside CI, without them, the test skips and says why; in CI it runs.
+// pulseaudio-utils and audify: without them, the test skips and says what to install (in CI the skip fails
+// the run).
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
 import { startPulse, type PrivatePulse } from '../support/pulse.js';
+import { audify, needs, pulseaudio } from '../support/requirements.js';
 import { writeTestWav } from '../support/wav.js';
 
 const FS = 48000;
 const TONE = 876.5;
 const AMPLITUDE = 0.25; // −12.04 dBFS
 
-const missing = ['pulseaudio', 'pactl', 'paplay']
-  .filter((n) => !(process.env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, n))))
-  .map((n) => `${n} (apt-get install -y pulseaudio pulseaudio-utils)`);
-try {
-  createRequire(import.meta.url).resolve('audify');
-} catch {
-  missing.push('the optional package audify (npm install audify)');
-}
-const skip = missing.length > 0 && !process.env.CI;
-const reason = `needs ${missing.join(', ')}`;
+const required = needs(pulseaudio, audify);
 
 const tmp = tempDir('phasor-record-mic-');
 let pulse: PrivatePulse | undefined;
 let player: ChildProcess | null = null;
 
 beforeAll(async () => {
-  if (skip) return;
+  if (required.skip) return;
   pulse = await startPulse('phasor_record', FS);
   const wav = join(pulse.dir, 'tone.wav');
   const n = 30 * FS;
@@ -47,10 +38,9 @@ afterAll(async () => {
   tmp.remove();
 });
 
-describe('recording the microphone [real device path]', () => {
+describe('recording the microphone [real device path]', required, () => {
   for (const out of ['mic.wav', 'mic.sigmf-meta']) {
-    it(`phasor record --source mic -o ${out}`, async (ctx) => {
-      if (skip) ctx.skip(reason);
+    it(`phasor record --source mic -o ${out}`, async () => {
       const path = join(tmp.dir, out);
       const r = await runCli(['record', '--source', 'mic', '--duration', '2', '-o', path, '--json'], {
         env: pulse!.env,

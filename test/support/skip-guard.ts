@@ -1,28 +1,74 @@
 // A vitest reporter that prints every skipped test with its reason and, under CI (CI=true), fails the
 // run when a test was skipped that CI can run. Only tests tagged [needs-gpu] in their name may be
 // skipped in CI (this machine and CI have no GPU); they print why.
-import type { Reporter, TestModule } from 'vitest/node';
+//
+// Tests skipped for a missing optional part of the system (test/support/requirements.ts: a note
+// `missing <part>: <install command>`, on the test or inherited from its suite's meta) are grouped: one
+// line per part with the number of tests and files and the command that installs it. In CI each is listed.
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 export const ALLOWED_SKIP_TAG = '[needs-gpu]';
+const MISSING = /^missing (.+): ([^:]+)$/;
+
+interface Skipped {
+  file: string;
+  name: string;
+  note: string | undefined;
+  allowed: boolean;
+}
+
+/** The skip note of a test: its own (ctx.skip(note)), else the one its suite was given (needs(…)). */
+function noteOf(test: TestCase): string | undefined {
+  const result = test.result();
+  if (result.state === 'skipped' && result.note) return result.note;
+  const meta = test.meta() as { skipNote?: string };
+  return meta.skipNote;
+}
 
 export default class SkipGuard implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const skipped: Array<{ name: string; note: string | undefined; allowed: boolean }> = [];
+    const skipped: Skipped[] = [];
     for (const mod of testModules) {
+      const file = mod.moduleId.replace(process.cwd() + '/', '');
       for (const test of mod.children.allTests()) {
-        const result = test.result();
-        if (result.state !== 'skipped') continue;
-        const name = `${mod.moduleId.replace(process.cwd() + '/', '')} > ${test.fullName}`;
-        skipped.push({ name, note: result.note, allowed: test.fullName.includes(ALLOWED_SKIP_TAG) });
+        if (test.result().state !== 'skipped') continue;
+        skipped.push({
+          file,
+          name: `${file} > ${test.fullName}`,
+          note: noteOf(test),
+          allowed: test.fullName.includes(ALLOWED_SKIP_TAG),
+        });
       }
     }
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    const parts = new Map<string, { install: string; tests: number; files: Set<string> }>();
     for (const s of skipped) {
-      process.stdout.write(`SKIPPED ${s.name}${s.note ? ` — ${s.note}` : ''}\n`);
+      const missing = s.note ? MISSING.exec(s.note) : null;
+      if (missing && !process.env.CI) {
+        const group = parts.get(missing[1]) ?? { install: missing[2], tests: 0, files: new Set<string>() };
+        group.tests++;
+        group.files.add(s.file);
+        parts.set(missing[1], group);
+      } else {
+        out(`SKIPPED ${s.name}${s.note ? ` — ${s.note}` : ''}`);
+      }
+    }
+    if (parts.size > 0) {
+      out(
+        'skipped: optional parts missing on this machine (CI installs them; README: Install and requirements)',
+      );
+      for (const [part, g] of parts) {
+        const files = [...g.files];
+        const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')}, …` : files.join(', ');
+        out(
+          `  SKIPPED ${g.tests} test(s) in ${files.length} file(s) (${shown}): missing ${part}; install: ${g.install}`,
+        );
+      }
     }
     const forbidden = skipped.filter((s) => !s.allowed);
     if (process.env.CI && forbidden.length > 0) {
-      process.stdout.write(
-        `skip-guard: ${forbidden.length} test(s) skipped that CI must run (only ${ALLOWED_SKIP_TAG} tests may skip)\n`,
+      out(
+        `skip-guard: ${forbidden.length} test(s) skipped that CI must run (only ${ALLOWED_SKIP_TAG} tests may skip)`,
       );
       process.exitCode = 1;
     }

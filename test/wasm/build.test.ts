@@ -1,21 +1,18 @@
 // The committed native/wasm/phasor-simd.wasm is what native/wasm/simd.c compiles to: rebuilt here with
 // clang (Debian: apt-get install clang lld) and compared byte for byte. Without clang the test is skipped
 // with the reason, which CI refuses (test/support/skip-guard.ts), so CI always checks it.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { clangWasm, needs } from '../support/requirements.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const clang = process.env.CLANG ?? 'clang';
-const hasClang =
-  spawnSync(clang, ['--version']).status === 0 && spawnSync('wasm-ld', ['--version']).status === 0;
 
 describe('native/wasm build', () => {
-  it.skipIf(!hasClang)('the committed phasor-simd.wasm is current (clang, wasm-ld present)', (ctx) => {
-    if (!hasClang) ctx.skip('clang or wasm-ld not found: apt-get install clang lld');
+  it('the committed phasor-simd.wasm is current (clang, wasm-ld present)', needs(clangWasm), () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'phasor-wasm-'));
     try {
       const out = path.join(dir, 'phasor-simd.wasm');

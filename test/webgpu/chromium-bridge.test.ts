@@ -20,6 +20,7 @@ import type { BridgePort } from '../../electron/engine/backends/webgpu/bridge/pr
 import { getWindow } from '../../electron/engine/dsp/index.js';
 import type { PhasorWarning } from '../../electron/engine/errors.js';
 import { concat, maxAbsDiff, randomF32, relL2 } from '../conformance/util.js';
+import { chromium as chromiumPart, needs } from '../support/requirements.js';
 import { serveBridgePage, type BridgeServer } from './bridge-bundle.js';
 
 const CHROMIUM = process.env.PHASOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -37,7 +38,6 @@ const TOL = 1e-6;
 const found = existsSync(CHROMIUM);
 if (!found) {
   if (process.env.CI) throw new Error(`the Chromium WebGPU test must run in CI, but ${CHROMIUM} is missing`);
-  console.log(`Chromium WebGPU bridge test skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 }
 
 let bridge: BridgeServer;
@@ -67,7 +67,7 @@ afterAll(async () => {
   if (pageLog.length > 0) console.log(`the page said:\n${pageLog.join('\n')}`);
 });
 
-describe.skipIf(!found)('the WebGPU backend in headless Chromium, through the bridge', () => {
+describe('the WebGPU backend in headless Chromium, through the bridge', needs(chromiumPart), () => {
   it('names the browser’s adapter and its API', () => {
     expect(gpu.name).toBe('webgpu');
     expect(gpu.device).toMatch(/\(WebGPU, Chromium \d+, Vulkan\)$/);

@@ -8,7 +8,7 @@ import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import type { CorrelationChunk, Correlator } from '../../electron/engine/backends/backend.js';
 import { WebGpuCorrelator } from '../../electron/engine/backends/webgpu/correlator.js';
 import { concat, maxAbsDiff, randomBlocks, randomF32 } from '../conformance/util.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 const cpu = await createCpuBackend({ precision: 'double' });
@@ -24,7 +24,7 @@ async function scores(c: Correlator, x: Float32Array, blocks: number[]): Promise
   return concat(chunks.map((ch) => ch.scores!));
 }
 
-describe.skipIf(!b)('webgpu correlator against the CPU backend (double)', () => {
+describe('webgpu correlator against the CPU backend (double)', needsWebGpu(b), () => {
   // fused: 40 and 64: no or one whole chunk of 64 in a window (the kernel's runs of chunks empty); on an
   // adapter of 2048 one-pass points 1023, 1025, 700 and 1024 complex run as two halves (lags scored in
   // pairs, whose shared M − 1 points hold 15, 16, 10 and 15 whole chunks). Multi-pass (templates longer

@@ -12,7 +12,7 @@ import {
   WEBGPU_CORR_CANDIDATES,
 } from '../../electron/engine/backends/webgpu/correlator.js';
 import { randomBlocks, randomF32 } from '../conformance/util.js';
-import { openWebGpu } from './gpu.js';
+import { needsWebGpu, openWebGpu } from './gpu.js';
 
 const gpu = await openWebGpu();
 const b = gpu.backend;
@@ -136,7 +136,7 @@ describe('takePeaks (the host side of the list)', () => {
   });
 });
 
-describe.skipIf(!b)('webgpu correlator: candidate peaks on the GPU', () => {
+describe('webgpu correlator: candidate peaks on the GPU', needsWebGpu(b), () => {
   it('many peaks in noise: 5 (rounds) and 40 (sorted), tight and wide radii, one push', async () => {
     const x = randomF32(40_000, 1);
     const t = randomF32(64, 2);

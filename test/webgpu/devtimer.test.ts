@@ -4,11 +4,11 @@
 // On SwiftShader the timestamps only show that the path works (not a speed assertion).
 import { describe, expect, it } from 'vitest';
 import { hasDeviceTimer } from '../../electron/engine/backends/backend.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b } = await webgpuSuite();
 
-describe.skipIf(!b)('webgpu device timer', () => {
+describe('webgpu device timer', needsWebGpu(b), () => {
   it('times the transforms and the copy ceilings', async () => {
     expect(hasDeviceTimer(b!)).toBe(b!.ctx.timestamps);
     if (!hasDeviceTimer(b!)) return;

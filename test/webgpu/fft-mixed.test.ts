@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { mixedRadices } from '../../electron/engine/backends/webgpu/mixed.js';
 import { referenceFft, referenceIrfft, referenceRfft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
@@ -33,7 +33,7 @@ describe('mixedRadices', () => {
   });
 });
 
-describe.skipIf(!b)('webgpu fft: mixed radix', () => {
+describe('webgpu fft: mixed radix', needsWebGpu(b), () => {
   it('plans smooth sizes as mixed radix and keeps Bluestein for the rest', () => {
     const planner = b!.fftPlanner;
     const one = planner.mixed.onePassMax;

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { referenceFft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
-describe.skipIf(!b)('webgpu fft: powers of two', () => {
+describe('webgpu fft: powers of two', needsWebGpu(b), () => {
   const sizes = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
   for (const n of sizes) {
     it(`n = ${n}, forward and inverse, batch 2`, async () => {

@@ -15,11 +15,11 @@ import {
 const UP_TO_4096 = { min: 1024, max: 4096 };
 import { referenceFft, referenceRfft } from '../conformance/reference.js';
 import { randomF32, relL2 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
-describe.skipIf(!b)('webgpu fft: the radix-16 one-pass kernel', () => {
+describe('webgpu fft: the radix-16 one-pass kernel', needsWebGpu(b), () => {
   const planner = () => b!.fftPlanner;
 
   afterAll(() => planner().useRadix16(RADIX16_BY_DEFAULT, RADIX16_SIZES));

@@ -13,7 +13,7 @@ import {
 import { MAP_READ, STORAGE_USAGE, USAGE } from '../../electron/engine/backends/webgpu/gpu.js';
 import { referenceFft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
@@ -47,7 +47,7 @@ async function run(
   }
 }
 
-describe.skipIf(!b)('webgpu fft: one pass in rounds', () => {
+describe('webgpu fft: one pass in rounds', needsWebGpu(b), () => {
   const planners = new Map<number, WebGpuFft>();
   const planner = (storagePoints: number) => {
     let f = planners.get(storagePoints);

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import { referenceFft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
-describe.skipIf(!b)('webgpu fft', () => {
+describe('webgpu fft', needsWebGpu(b), () => {
   it('every n from 1 to 64, forward and inverse, batch 3', async () => {
     let worst = 0;
     for (let n = 1; n <= 64; n++) {

@@ -13,7 +13,7 @@ import {
 import type { FirConfig, FirFilter, ProcessorInput } from '../../electron/engine/backends/backend.js';
 import type { RawSamples } from '../../electron/engine/types.js';
 import { concat, randomBlocks, randomF32, randomInts, relL2 } from '../conformance/util.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 const cpu = await createCpuBackend({ precision: 'double' });
@@ -33,7 +33,7 @@ async function split(fir: FirFilter, x: Float32Array, lanes: number, seed: numbe
   return concat(parts);
 }
 
-describe.skipIf(!b)('webgpu fused overlap-save FIR against the CPU backend (double)', () => {
+describe('webgpu fused overlap-save FIR against the CPU backend (double)', needsWebGpu(b), () => {
   const cases: [number, boolean, number][] = [
     [255, false, 1],
     [255, true, 1],

@@ -9,6 +9,7 @@ import {
   type WebGpuBackend,
 } from '../../electron/engine/backends/webgpu/index.js';
 import { relL2, toF64 } from '../conformance/util.js';
+import { missingNote, needs, webgpuAdapter } from '../support/requirements.js';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -23,14 +24,22 @@ export interface Gpu {
   skip: string;
 }
 
+let missing = '';
+
 export async function openWebGpu(): Promise<Gpu> {
   useSwiftShader();
   const a = await probeWebGpu();
   if (!a.available) {
     if (process.env.CI) throw new Error(`WebGPU must run in CI, but: ${a.reason}`);
-    return { backend: null, skip: `no WebGPU adapter: ${a.reason}` };
+    missing = a.reason;
+    return { backend: null, skip: missingNote(webgpuAdapter(false, a.reason)) };
   }
   return { backend: await createWebGpuBackend(), skip: '' };
+}
+
+/** Suite or test options: skipped, with the note naming what to install, when openWebGpu found no adapter. */
+export function needsWebGpu(b: unknown): ReturnType<typeof needs> {
+  return needs(webgpuAdapter(b !== null && b !== undefined, missing));
 }
 
 /** Relative L2 error allowed against float64 (the issue's accuracy target). */
@@ -59,7 +68,6 @@ export function worstRowError(
 export async function webgpuSuite(): Promise<{ b: WebGpuBackend | null; errors: string[] }> {
   const gpu = await openWebGpu();
   const b = gpu.backend;
-  if (!b) console.log(`WebGPU tests skipped: ${gpu.skip}`);
   const errors: string[] = [];
   afterAll(async () => {
     console.log(`relative L2 against float64:\n${errors.join('\n')}`);

@@ -13,7 +13,7 @@ import type {
 } from '../../electron/engine/backends/backend.js';
 import type { RawSamples } from '../../electron/engine/types.js';
 import { concat, randomBlocks, randomF32, randomInts } from '../conformance/util.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b } = await webgpuSuite();
 const defaultPiece = b?.ctx.processorPieceBytes ?? 0;
@@ -77,7 +77,7 @@ function rawU8(length: number, seed: number): RawSamples {
   return { data, offset: 127.5, scale: 1 / 127.5 };
 }
 
-describe.skipIf(!b)('webgpu processors in pieces, two in flight', () => {
+describe('webgpu processors in pieces, two in flight', needsWebGpu(b), () => {
   afterEach(() => {
     b!.ctx.processorPieceBytes = defaultPiece;
   });
@@ -204,7 +204,7 @@ describe.skipIf(!b)('webgpu processors in pieces, two in flight', () => {
   });
 });
 
-describe.skipIf(!b)('webgpu processors on reused stream windows', () => {
+describe('webgpu processors on reused stream windows', needsWebGpu(b), () => {
   afterEach(() => {
     b!.windows.poison = false;
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { referenceCorrelation, referenceLfilter, referenceSpectrogram } from '../conformance/reference.js';
 import { concat, maxAbsDiff, randomF32, relL2, toF64 } from '../conformance/util.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
@@ -14,7 +14,7 @@ function hann(n: number): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
 }
 
-describe.skipIf(!b)('webgpu processors against float64', () => {
+describe('webgpu processors against float64', needsWebGpu(b), () => {
   it('FIR, 255 and 4095 taps, direct and overlap-save, 2 complex channels', async () => {
     for (const numtaps of [255, 4095]) {
       const taps = randomF32(numtaps, 10 + numtaps);

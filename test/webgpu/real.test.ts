@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { referenceIrfft, referenceRfft } from '../conformance/reference.js';
 import { randomF32 } from '../conformance/util.js';
-import { tolerance, webgpuSuite, worstRowError } from './gpu.js';
+import { needsWebGpu, tolerance, webgpuSuite, worstRowError } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 
-describe.skipIf(!b)('webgpu rfft / irfft', () => {
+describe('webgpu rfft / irfft', needsWebGpu(b), () => {
   const sizes = [1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 33, 64, 100, 1000, 1024, 4096, 4097, 8192, 48000, 65536];
   for (const n of sizes) {
     it(`n = ${n}, batch 3`, async () => {

@@ -8,7 +8,7 @@ import type { ProcessorInput, SpectrogramConfig } from '../../electron/engine/ba
 import { createCpuBackend } from '../../electron/engine/backends/cpu/index.js';
 import type { RawSamples } from '../../electron/engine/types.js';
 import { concat, randomBlocks, randomF32, randomInts, relL2 } from '../conformance/util.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b, errors } = await webgpuSuite();
 const cpu = await createCpuBackend({ threads: 1, precision: 'double' });
@@ -63,7 +63,7 @@ function rawI16(length: number, seed: number): RawSamples {
   return { data, offset: 0, scale: 1 / 32768 };
 }
 
-describe.skipIf(!b)('webgpu spectrogram against the CPU backend (float64)', () => {
+describe('webgpu spectrogram against the CPU backend (float64)', needsWebGpu(b), () => {
   it('real float input: fused sizes 16 … 4096, overlap, odd hops, columns', async () => {
     for (const [n, hop, columns] of [
       [16, 4, undefined],

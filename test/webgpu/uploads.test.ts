@@ -3,7 +3,7 @@
 // are mapped again after the submit and reused rather than made anew.
 import { describe, expect, it } from 'vitest';
 import { HostUploads, MAP_READ, STORAGE_USAGE, USAGE } from '../../electron/engine/backends/webgpu/gpu.js';
-import { webgpuSuite } from './gpu.js';
+import { needsWebGpu, webgpuSuite } from './gpu.js';
 
 const { b } = await webgpuSuite();
 
@@ -19,7 +19,7 @@ async function readBack(device: GPUDevice, src: GPUBuffer, bytes: number): Promi
   return out;
 }
 
-describe.skipIf(!b)('webgpu HostUploads', () => {
+describe('webgpu HostUploads', needsWebGpu(b), () => {
   it('writes whole bytes at an offset, pads the tail with zeros, in encoder order', async () => {
     const device = b!.ctx.device;
     const uploads = new HostUploads(device, 1);
