@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { phasorBin, tempDir } from '../support/cli.js';
 import { onSmallDisk } from '../support/disk.js';
+import { needs, smallDisk } from '../support/requirements.js';
 
 const tmp = tempDir('phasor-full-disk-');
 afterAll(() => tmp.remove());
@@ -23,7 +24,7 @@ function writeInput(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-describe('a full disk', () => {
+describe('a full disk', needs(smallDisk), () => {
   for (const [job, out, extra] of [
     ['filter', 'out.sigmf-data', ['--lowpass', '100k']],
     ['spectrogram', 'out.npy', ['--fft', '1024']],

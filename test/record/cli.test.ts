@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { phasorBin, runCli, spawnCli, tempDir } from '../support/cli.js';
 import { onSmallDisk } from '../support/disk.js';
+import { needs, smallDisk } from '../support/requirements.js';
 
 const tmp = tempDir('phasor-record-cli-');
 afterAll(() => tmp.remove());
@@ -105,7 +106,7 @@ describe('a recording killed with -9 stays readable', () => {
   }
 });
 
-describe('a full disk stops the recording and leaves it readable', () => {
+describe('a full disk stops the recording and leaves it readable', needs(smallDisk), () => {
   for (const [name, files] of [
     ['full.sigmf-meta', ['full.sigmf-data', 'full.sigmf-meta']],
     ['full.wav', ['full.wav']],

@@ -148,6 +148,19 @@ export function webgpuAdapter(ok: boolean, reason: string): Requirement {
   );
 }
 
+let namespaces: boolean | undefined;
+/** A small tmpfs for the full-disk tests (test/support/disk.ts): mounted as root, else in a user and mount
+ * namespace of its own (unshare -rm), which a chroot, and a container's default seccomp profile, refuse. */
+export const smallDisk: Requirement = {
+  part: 'a tmpfs of its own for the full-disk tests (root, or user namespaces for unshare -rm)',
+  get ok() {
+    if (process.getuid?.() === 0) return true;
+    namespaces ??= spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'true']).status === 0;
+    return namespaces;
+  },
+  install: 'run npm test as root, or where user namespaces are allowed (not in a chroot)',
+};
+
 /** The skip note of a missing part, as skip-guard.ts groups it. */
 export function missingNote(r: Requirement): string {
   return `missing ${r.part}: ${r.install}`;
