@@ -58,12 +58,27 @@ function npmSeconds() {
   return null;
 }
 
+// audify (microphone input) is optional: npm builds it from source, and drops it without a word when the
+// audio headers are missing, so say so here.
+const audify =
+  spawnSync(process.execPath, ['-e', "require('audify')"], { cwd: root, stdio: 'ignore' }).status === 0;
+if (!audify) {
+  // a package left unbuilt is rebuilt in place; one npm dropped comes back with npm install
+  const again = existsSync(path.join(root, 'node_modules', 'audify', 'package.json'))
+    ? 'npm rebuild audify'
+    : 'npm install';
+  say(
+    'microphone input is not available: the optional audify addon was not built; it needs the ALSA and ' +
+      `PulseAudio headers (Debian/Ubuntu: apt-get install -y libasound2-dev libpulse-dev), then ${again}`,
+  );
+}
+
 const cuda = existsSync(path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node'));
 const client = existsSync(path.join(root, 'native', 'build', 'client', 'phasor-client'));
 const took = npmSeconds();
 say(
-  `${{ ci: 'npm ci', 'run-script': 'npm run prepare' }[process.env.npm_command ?? ''] ?? 'npm install'} done` +
+  `${{ ci: 'npm ci', run: 'npm run prepare', 'run-script': 'npm run prepare' }[process.env.npm_command ?? ''] ?? 'npm install'} done` +
     (took === null ? '' : ` in ${took.toFixed(0)} s`) +
-    `: the app, the CLI${client ? ', the native client' : ''}` +
+    `: the app, the CLI${client ? ', the native client' : ''}${audify ? ', audify' : ''}` +
     `${cuda ? ' and the CUDA addon' : ' (no CUDA addon: see above)'}; next: npm start, npx phasor serve, npm test`,
 );
