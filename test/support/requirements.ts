@@ -133,6 +133,36 @@ export const clangWasm = requirement(
   install({ debian: 'clang lld', fedora: 'clang lld', arch: 'clang lld' }),
 );
 
+const vulkanDirs = [
+  '/usr/lib/x86_64-linux-gnu',
+  '/usr/lib/aarch64-linux-gnu',
+  '/usr/lib64',
+  '/usr/lib',
+  '/lib/x86_64-linux-gnu',
+  '/usr/local/lib',
+];
+const loaderFound = [...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean), ...vulkanDirs].some(
+  (d) => existsSync(join(d, 'libvulkan.so.1')),
+);
+/** The Vulkan loader, through which Dawn (npm webgpu) finds any Vulkan driver. */
+export const vulkanLoader = requirement(
+  'the Vulkan loader (libvulkan.so.1)',
+  loaderFound,
+  install({ debian: 'libvulkan1', fedora: 'vulkan-loader', arch: 'vulkan-icd-loader' }),
+);
+
+/** Debian's chromium ships SwiftShader, the software Vulkan driver the WebGPU tests run on without a GPU. */
+export const SWIFTSHADER_ICD_PATH = '/usr/lib/chromium/vk_swiftshader_icd.json';
+export const swiftShader = requirement(
+  `SwiftShader's Vulkan driver (${SWIFTSHADER_ICD_PATH}) and the Vulkan loader`,
+  loaderFound && existsSync(process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD_PATH),
+  install({
+    debian: 'chromium libvulkan1',
+    fedora: 'chromium vulkan-loader',
+    arch: 'chromium vulkan-icd-loader',
+  }),
+);
+
 /** What a WebGPU test needs where there is no GPU: SwiftShader's Vulkan driver (Debian's chromium package
  * ships it) and the Vulkan loader. Whether an adapter is found is known once Dawn is asked
  * (test/webgpu/gpu.ts), so this takes the answer. */
