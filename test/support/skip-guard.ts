@@ -4,7 +4,8 @@
 //
 // Tests skipped for a missing optional part of the system (test/support/requirements.ts: a note
 // `missing <part>: <install command>`, on the test or inherited from its suite's meta) are grouped: one
-// line per part with the number of tests and files and the command that installs it. In CI each is listed.
+// line per part with the number of tests and files and the command that installs it; other skips (a GPU's
+// absence) one line per reason. In CI each skipped test is listed.
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 export const ALLOWED_SKIP_TAG = '[needs-gpu]';
@@ -41,28 +42,30 @@ export default class SkipGuard implements Reporter {
       }
     }
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    const parts = new Map<string, { install: string; tests: number; files: Set<string> }>();
-    for (const s of skipped) {
-      const missing = s.note ? MISSING.exec(s.note) : null;
-      if (missing && !process.env.CI) {
-        const group = parts.get(missing[1]) ?? { install: missing[2], tests: 0, files: new Set<string>() };
-        group.tests++;
-        group.files.add(s.file);
-        parts.set(missing[1], group);
-      } else {
-        out(`SKIPPED ${s.name}${s.note ? ` — ${s.note}` : ''}`);
+    if (process.env.CI) {
+      for (const s of skipped) out(`SKIPPED ${s.name}${s.note ? ` — ${s.note}` : ''}`);
+    } else {
+      // one line per reason: a missing part with its install command, or another note (a GPU's absence)
+      const groups = new Map<string, { tests: number; files: Set<string> }>();
+      const add = (key: string, file: string) => {
+        const g = groups.get(key) ?? { tests: 0, files: new Set<string>() };
+        g.tests++;
+        g.files.add(file);
+        groups.set(key, g);
+      };
+      for (const s of skipped) {
+        // a suite that needs several parts joins their notes with '; '
+        const parts = (s.note ?? '').split(/; (?=missing )/).map((n) => MISSING.exec(n));
+        if (parts.length > 0 && parts.every((m) => m !== null)) {
+          for (const m of parts) add(`missing ${m![1]}; install: ${m![2]}`, s.file);
+        } else add(s.note ?? 'no reason given', s.file);
       }
-    }
-    if (parts.size > 0) {
-      out(
-        'skipped: optional parts missing on this machine (CI installs them; README: Install and requirements)',
-      );
-      for (const [part, g] of parts) {
+      if (groups.size > 0)
+        out('skipped here (CI runs them all but [needs-gpu]; README: Install and requirements):');
+      for (const [why, g] of groups) {
         const files = [...g.files];
         const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')}, …` : files.join(', ');
-        out(
-          `  SKIPPED ${g.tests} test(s) in ${files.length} file(s) (${shown}): missing ${part}; install: ${g.install}`,
-        );
+        out(`  SKIPPED ${g.tests} test(s) in ${files.length} file(s) (${shown}): ${why}`);
       }
     }
     const forbidden = skipped.filter((s) => !s.allowed);
