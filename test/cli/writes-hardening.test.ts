@@ -133,43 +133,40 @@ describe('an output that is one of the inputs', () => {
 const onNearlyFullDisk = (disk: string, argv: string[], fill = 900000): SmallDiskRun =>
   onSmallDisk(disk, argv, '1m', fill);
 
-describe(
-  'an output that does not fit: the job fails, nothing is renamed into place',
-  needs(smallDisk),
-  () => {
-    const input = join(tmp.dir, 'full-in.wav');
-    writeTestWav(input, noise(2 * 300000, 11, 0.5), 48000, 2);
-    for (const [job, out, extra] of [
-      ['spectrogram', 's.png', ['--width', '4000', '--height', '2000']],
-      ['spectrogram', 's.npy', ['--fft', '256']],
-      ['filter', 'f.wav', ['--lowpass', '1000', '--encoding', 'rf32_le']],
-      ['filter', 'f.sigmf', ['--lowpass', '1000', '--encoding', 'rf32_le']],
-    ] as const) {
-      it(`phasor ${job} -o ${out}`, () => {
-        const disk = join(tmp.dir, `full-${out}`);
-        mkdirSync(disk);
-        const before = sha(input);
-        const r = onNearlyFullDisk(disk, [
-          process.execPath,
-          phasorBin,
-          job,
-          input,
-          '-o',
-          join(disk, out),
-          ...extra,
-        ]);
-        expect(r.code, r.stderr).toBe(1);
-        expect(r.stdout).not.toMatch(/wrote/);
-        expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
-        expect(r.stderr).toMatch(
-          /^phasor: .*(s\.png|s\.npy|f\.wav|f\.sigmf-data|f\.sigmf-meta): no space left/,
-        );
-        expect(r.left).toEqual(['filler']);
-        expect(sha(input)).toBe(before);
-      });
-    }
-  },
-);
+const tmpfs = needs(smallDisk);
+describe('an output that does not fit: the job fails, nothing is renamed into place', tmpfs, () => {
+  const input = join(tmp.dir, 'full-in.wav');
+  writeTestWav(input, noise(2 * 300000, 11, 0.5), 48000, 2);
+  for (const [job, out, extra] of [
+    ['spectrogram', 's.png', ['--width', '4000', '--height', '2000']],
+    ['spectrogram', 's.npy', ['--fft', '256']],
+    ['filter', 'f.wav', ['--lowpass', '1000', '--encoding', 'rf32_le']],
+    ['filter', 'f.sigmf', ['--lowpass', '1000', '--encoding', 'rf32_le']],
+  ] as const) {
+    it(`phasor ${job} -o ${out}`, () => {
+      const disk = join(tmp.dir, `full-${out}`);
+      mkdirSync(disk);
+      const before = sha(input);
+      const r = onNearlyFullDisk(disk, [
+        process.execPath,
+        phasorBin,
+        job,
+        input,
+        '-o',
+        join(disk, out),
+        ...extra,
+      ]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).not.toMatch(/wrote/);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(
+        /^phasor: .*(s\.png|s\.npy|f\.wav|f\.sigmf-data|f\.sigmf-meta): no space left/,
+      );
+      expect(r.left).toEqual(['filler']);
+      expect(sha(input)).toBe(before);
+    });
+  }
+});
 
 describe('a SigMF output whose metadata cannot be put in place', () => {
   it('fails, and the data file that stood there is as it was', async () => {
@@ -186,7 +183,7 @@ describe('a SigMF output whose metadata cannot be put in place', () => {
   });
 });
 
-describe('phasor bench --json onto a full disk', needs(smallDisk), () => {
+describe('phasor bench --json onto a full disk', tmpfs, () => {
   it('fails with one line; no file of any length stands under the name', () => {
     const disk = join(tmp.dir, 'full-bench');
     mkdirSync(disk);

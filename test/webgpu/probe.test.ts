@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { probeWebGpu } from '../../electron/engine/backends/webgpu/index.js';
 import { dawnFlags, noGpuReason } from '../../electron/engine/backends/webgpu/device.js';
 import { openBackend } from '../../electron/engine/backends/registry.js';
-import { needs, swiftShader, vulkanLoader } from '../support/requirements.js';
+import { missingNote, swiftShader, vulkanLoader } from '../support/requirements.js';
 import { SWIFTSHADER_ICD, useSwiftShader } from './gpu.js';
 
 const script = `
@@ -64,37 +64,35 @@ describe('webgpu probe', () => {
       expect(p.reason).toContain(`VK_ICD_FILENAMES=${SWIFTSHADER_ICD}`);
   });
 
-  it(
-    'does not load Dawn on a Linux machine without a GPU device node, unless a driver is named',
-    needs(vulkanLoader),
-    () => {
-      const saved = { icd: process.env.VK_ICD_FILENAMES, drivers: process.env.VK_DRIVER_FILES };
-      delete process.env.VK_ICD_FILENAMES;
-      delete process.env.VK_DRIVER_FILES;
-      const dev = mkdtempSync(path.join(os.tmpdir(), 'phasor-dev-'));
-      try {
-        writeFileSync(path.join(dev, 'null'), '');
-        if (process.platform === 'linux') {
-          expect(noGpuReason(dev)).toMatch(/^no WebGPU adapter was found: .*no GPU device/);
-          mkdirSync(path.join(dev, 'dri'));
-          writeFileSync(path.join(dev, 'dri', 'renderD128'), '');
-          expect(noGpuReason(dev)).toBeUndefined(); // a GPU is there: Dawn is asked
-          rmSync(path.join(dev, 'dri'), { recursive: true });
-          writeFileSync(path.join(dev, 'nvidia0'), '');
-          expect(noGpuReason(dev)).toBeUndefined();
-        }
-        process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
-        expect(noGpuReason(path.join(dev, 'missing'))).toBeUndefined(); // a named driver is always tried
-      } finally {
-        rmSync(dev, { recursive: true, force: true });
-        if (saved.icd === undefined) delete process.env.VK_ICD_FILENAMES;
-        else process.env.VK_ICD_FILENAMES = saved.icd;
-        if (saved.drivers !== undefined) process.env.VK_DRIVER_FILES = saved.drivers;
+  it('does not load Dawn on a Linux machine without a GPU device node, unless a driver is named', (ctx) => {
+    if (!vulkanLoader.ok) ctx.skip(missingNote(vulkanLoader));
+    const saved = { icd: process.env.VK_ICD_FILENAMES, drivers: process.env.VK_DRIVER_FILES };
+    delete process.env.VK_ICD_FILENAMES;
+    delete process.env.VK_DRIVER_FILES;
+    const dev = mkdtempSync(path.join(os.tmpdir(), 'phasor-dev-'));
+    try {
+      writeFileSync(path.join(dev, 'null'), '');
+      if (process.platform === 'linux') {
+        expect(noGpuReason(dev)).toMatch(/^no WebGPU adapter was found: .*no GPU device/);
+        mkdirSync(path.join(dev, 'dri'));
+        writeFileSync(path.join(dev, 'dri', 'renderD128'), '');
+        expect(noGpuReason(dev)).toBeUndefined(); // a GPU is there: Dawn is asked
+        rmSync(path.join(dev, 'dri'), { recursive: true });
+        writeFileSync(path.join(dev, 'nvidia0'), '');
+        expect(noGpuReason(dev)).toBeUndefined();
       }
-    },
-  );
+      process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+      expect(noGpuReason(path.join(dev, 'missing'))).toBeUndefined(); // a named driver is always tried
+    } finally {
+      rmSync(dev, { recursive: true, force: true });
+      if (saved.icd === undefined) delete process.env.VK_ICD_FILENAMES;
+      else process.env.VK_ICD_FILENAMES = saved.icd;
+      if (saved.drivers !== undefined) process.env.VK_DRIVER_FILES = saved.drivers;
+    }
+  });
 
-  it('auto passes a software adapter over; asked for by name, it runs', needs(swiftShader), async () => {
+  it('auto passes a software adapter over; asked for by name, it runs', async (ctx) => {
+    if (!swiftShader.ok) ctx.skip(missingNote(swiftShader));
     useSwiftShader();
     const p = await probeWebGpu();
     if (!p.available) throw new Error(`SwiftShader must give an adapter here: ${p.reason}`);
