@@ -7,11 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { X509Certificate, createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PeaksEvent } from '../../electron/engine/protocol/messages.js';
+import { EXTERNAL_IPV4, chromium, externalAddress, needs, openssl } from '../support/requirements.js';
 import { tones } from '../support/signals.js';
 import { writeTestWav } from '../support/wav.js';
 import { AppPage } from './app.js';
@@ -21,16 +22,8 @@ const TONE = 3000;
 const AMPLITUDE = 0.5;
 
 /** This machine's first IPv4 address that is not loopback (a page there is not a secure context over http). */
-const external = Object.values(networkInterfaces())
-  .flatMap((list) => list ?? [])
-  .find((a) => a.family === 'IPv4' && !a.internal)?.address;
-const haveOpenssl = spawnSync('openssl', ['version']).status === 0;
-const why = !external
-  ? 'this machine has no IPv4 address other than loopback'
-  : !haveOpenssl
-    ? 'openssl is missing (apt install openssl) to make a test certificate'
-    : undefined;
-if (why) console.log(`browser-mic-tls: skipped: ${why}`);
+const external = EXTERNAL_IPV4;
+const required = needs(chromium, openssl, externalAddress);
 
 const dir = mkdtempSync(join(tmpdir(), 'phasor-bmic-tls-'));
 const servers: Server[] = [];
@@ -40,7 +33,7 @@ let cert = '';
 let key = '';
 
 beforeAll(async () => {
-  if (why) return;
+  if (required.skip) return;
   cert = join(dir, 'server.crt');
   key = join(dir, 'server.key');
   const r = spawnSync(
@@ -74,7 +67,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(why !== undefined)("this browser's microphone from another machine's page", () => {
+describe("this browser's microphone from another machine's page", required, () => {
   it('captures over https on the external address, and the engine finds the tone', async () => {
     const server = await startServe(['--host', external!, '--tls-cert', cert, '--tls-key', key]);
     servers.push(server);

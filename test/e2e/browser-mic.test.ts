@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveInfo, PeaksEvent, StatusEvent } from '../../electron/engine/protocol/messages.js';
+import { chromium, needs } from '../support/requirements.js';
 import { AppPage } from './app.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
@@ -75,7 +76,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("this browser's microphone in web mode", () => {
+describe("this browser's microphone in web mode", needs(chromium), () => {
   it('streams the fake capture device to the engine, which finds its tone', async () => {
     const label = await page.locator('#source-kind option[value="browser-mic"]').textContent();
     expect(label?.trim()).toBe("This browser's microphone");

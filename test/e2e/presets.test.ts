@@ -12,6 +12,7 @@ import type { PresetExport } from '../../electron/engine/protocol/presets.js';
 import { presetsDocumentSchema } from '../../electron/engine/protocol/presets.js';
 import type { PhasorHooks } from '../../renderer/src/lib/hooks.js';
 import { tempDir } from '../support/cli.js';
+import { chromium, needs } from '../support/requirements.js';
 import { AppPage } from './app.js';
 import { launchChromium, startServe, type Server } from './support.js';
 
@@ -136,7 +137,7 @@ const SAVED = {
   fileColormap: 'inferno',
 };
 
-describe('presets in web mode', () => {
+describe('presets in web mode', needs(chromium), () => {
   it('saves the settings, and applying the preset restores them in both views and in the engine', async () => {
     // The settings to keep: the live analysis and display, and the File view's spectrogram.
     await setFft(2048);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseColor } from '../../renderer/src/lib/theme.js';
+import { chromium, needs } from '../support/requirements.js';
 import { AppPage } from './app.js';
 import { tones, writeWav } from './fixtures.js';
 import { launchChromium, startServe, type Server } from './support.js';
@@ -63,7 +64,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('themes', () => {
+describe('themes', needs(chromium), () => {
   it('follows the system: light, dark, more contrast, forced colours', async () => {
     const app = await open();
     const { page } = app;

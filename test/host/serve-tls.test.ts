@@ -12,11 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { phasorBin, root, runCli } from '../support/cli.js';
+import { needs, openssl } from '../support/requirements.js';
 
-const OPENSSL = spawnSync('openssl', ['version'], { encoding: 'utf8' });
-const haveOpenssl = OPENSSL.status === 0;
-if (!haveOpenssl)
-  console.log('serve-tls: skipped: openssl is missing (apt install openssl) to make a test certificate');
+const haveOpenssl = openssl.ok;
 
 const dir = mkdtempSync(join(tmpdir(), 'phasor-tls-'));
 const app = join(dir, 'app');
@@ -105,7 +103,7 @@ function hello(url: string, ca: string, headers: Record<string, string> = {}): P
   });
 }
 
-describe.skipIf(!haveOpenssl)('phasor serve over TLS', () => {
+describe('phasor serve over TLS', needs(openssl), () => {
   let port = 0;
   let token = '';
   let ca = '';
@@ -191,7 +189,7 @@ describe.skipIf(!haveOpenssl)('phasor serve over TLS', () => {
   });
 });
 
-describe.skipIf(!haveOpenssl)('phasor serve --tls-cert/--tls-key refusals', () => {
+describe('phasor serve --tls-cert/--tls-key refusals', needs(openssl), () => {
   const good = haveOpenssl ? makeCert('good', 'IP:127.0.0.1') : { cert: '', key: '' };
   const other = haveOpenssl ? makeCert('other', 'IP:127.0.0.1') : { cert: '', key: '' };
   const encrypted = join(dir, 'encrypted.key');

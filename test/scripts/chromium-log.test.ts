@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH as CHROMIUM, chromium, needs } from '../support/requirements.js';
 // @ts-expect-error: a plain .mjs script of the launcher, without types
 import { ChromiumLogFilter } from '../../scripts/chromium-log.mjs';
-
-const CHROMIUM = process.env.PHASOR_CHROMIUM ?? '/usr/bin/chromium';
 
 // Lines Debian's Chromium 156 printed on this machine (no D-Bus, no display), beside the app's own output.
 const CAPTURED = [
@@ -52,8 +51,9 @@ describe('ChromiumLogFilter', () => {
     expect(f.reason()).toBe('');
   });
 
-  it.skipIf(!existsSync(CHROMIUM))(
+  it(
     'gives the real Chromium without a display one line of cause and nothing else',
+    needs(chromium),
     async () => {
       const profile = mkdtempSync(path.join(os.tmpdir(), 'phasor-chromium-'));
       try {

@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { networkInterfaces } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -177,6 +178,24 @@ export function webgpuAdapter(ok: boolean, reason: string): Requirement {
     }),
   );
 }
+
+/** openssl, which makes the throwaway certificates of the TLS tests. */
+export const openssl = requirement(
+  'openssl',
+  spawnSync('openssl', ['version']).status === 0,
+  install({ debian: 'openssl', fedora: 'openssl', arch: 'openssl' }),
+);
+
+/** This machine's first IPv4 address that is not loopback: a page served there over http is not a secure
+ * context, which the browser-microphone-over-TLS test needs. */
+export const EXTERNAL_IPV4 = Object.values(networkInterfaces())
+  .flatMap((list) => list ?? [])
+  .find((a) => a.family === 'IPv4' && !a.internal)?.address;
+export const externalAddress = requirement(
+  'a network interface with an IPv4 address other than loopback',
+  EXTERNAL_IPV4 !== undefined,
+  'bring up a network interface (any address; nothing is sent off the machine)',
+);
 
 let namespaces: boolean | undefined;
 /** A small tmpfs for the full-disk tests (test/support/disk.ts): mounted as root, else in a user and mount
