@@ -8,16 +8,34 @@ import { describe, expect, it } from 'vitest';
 import { BackendUnavailableError } from '../../electron/engine/errors.js';
 import { loadAddon } from '../../electron/engine/backends/cuda/addon.js';
 import { createCudaBackend, probeCuda } from '../../electron/engine/backends/cuda/index.js';
+import { chooseCudaArchs, queryGpus, queryToolkit } from '../../native/cuda-archs.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const addonPath = path.join(root, 'native', 'build', 'cuda', 'phasor_cuda.node');
 
+/** The nvcc native/build.mjs would use, or undefined. */
+function nvccPath(): string | undefined {
+  if (process.env.CUDACXX && existsSync(process.env.CUDACXX)) return process.env.CUDACXX;
+  const r = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' });
+  if (r.status === 0) return r.stdout.trim();
+  return existsSync('/usr/local/cuda/bin/nvcc') ? '/usr/local/cuda/bin/nvcc' : undefined;
+}
+
 function nvccHere(): boolean {
-  if (process.env.CUDACXX && existsSync(process.env.CUDACXX)) return true;
-  return (
-    spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' }).status === 0 ||
-    existsSync('/usr/local/cuda/bin/nvcc')
-  );
+  return nvccPath() !== undefined;
+}
+
+/** What the addon's `build.archs` says for a CMake architecture list (native/CMakeLists.txt's ARCH_TEXT). */
+function archText(archs: string): string {
+  return archs
+    .split(';')
+    .map((a) => {
+      const n = a.replace(/-(real|virtual)$/, '');
+      if (a.endsWith('-real')) return `sm_${n}`;
+      if (a.endsWith('-virtual')) return `compute_${n} PTX`;
+      return `sm_${n} + compute_${n} PTX`;
+    })
+    .join(' ');
 }
 
 describe('CUDA addon build', () => {
@@ -51,8 +69,14 @@ describe('CUDA addon build', () => {
     expect(out.q).toEqual(out.p);
     // the shipping addon, not the bench build (node native/build.mjs --bench: phasor_cuda_bench.node)
     expect(out.b.bench).toBe(false);
-    // a build for one architecture (PHASOR_CUDA_ARCHS, used on the lent GPU to build faster) is fine too
-    expect(out.b.archs).toMatch(process.env.PHASOR_CUDA_ARCHS ? /sm_90/ : /sm_75.*sm_90.*compute_90 PTX/);
+    // built for what npm install chooses on this machine (native/cuda-archs.mjs): the GPUs present, one PTX
+    // target without a GPU (CI), or PHASOR_CUDA_ARCHS
+    const chosen = chooseCudaArchs({
+      env: process.env,
+      gpus: queryGpus(),
+      toolkit: queryToolkit(nvccPath()!),
+    });
+    expect(out.b.archs).toBe(archText(chosen.archs));
     if (!out.p.available) {
       expect(out.p.reason).toMatch(/no NVIDIA driver|no CUDA device|driver is too old|CUDA could not start/);
     }
