@@ -162,6 +162,34 @@ describe('live store', () => {
     expect(live.analysis().columns).toBe(1733);
   });
 
+  it('sends the columns the display measured while the session was starting, once it runs', async () => {
+    // The first start (on hello) is on its way when the waterfall measures its width (the page mounting).
+    const conn = new FakeConnection();
+    let answer!: () => void;
+    conn.handle(
+      'start',
+      (p) =>
+        new Promise((done) => (answer = () => done(liveInfo({ session: 1, width: p.analysis.columns })))),
+    );
+    conn.handle('configure', (p) => liveInfo({ session: 1, width: p.analysis.columns }));
+    const { live } = await setup(conn);
+    expect(live.sourceState).toBe('starting');
+    expect(conn.last('start')!.analysis.columns).toBe(2048);
+    await live.setColumns(956);
+    expect(conn.methods()).not.toContain('configure');
+    answer();
+    await settle();
+    expect(conn.requests.filter((r) => r.method === 'configure')).toEqual([
+      { method: 'configure', params: { analysis: { columns: 956 } } },
+    ]);
+    expect(live.info).toMatchObject({ session: 1, width: 956 });
+    // Nothing changed during the next start: nothing more is sent.
+    conn.handle('start', (p) => liveInfo({ session: 2, width: p.analysis.columns }));
+    await live.start();
+    expect(conn.methods().filter((m) => m === 'configure')).toHaveLength(1);
+    expect(live.info).toMatchObject({ session: 2, width: 956 });
+  });
+
   it('shows a source that fails to start, or fails later (device unplugged), as an error', async () => {
     const conn = new FakeConnection();
     conn.handle('start', () => {

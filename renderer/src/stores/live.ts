@@ -224,7 +224,8 @@ export const useLiveStore = defineStore('live', () => {
           });
         });
       }
-      const result = await connection.request('start', { source, analysis: analysis() });
+      const asked = analysis();
+      const result = await connection.request('start', { source, analysis: asked });
       if (capture) {
         if (mic !== capture) return; // stopped or started again meanwhile
         capture.stream(connection.connection(), result.session);
@@ -232,11 +233,32 @@ export const useLiveStore = defineStore('live', () => {
       setInfo(result);
       // A source event may already have said it ended or failed.
       if (sourceState.value === 'starting') sourceState.value = 'running';
+      await catchUp(asked);
     } catch (e) {
       if (capture && mic === capture) closeMic();
       setInfo(null);
       sourceState.value = 'error';
       sourceMessage.value = message(e);
+    }
+  }
+
+  /**
+   * Settings changed while a start was on its way (the display measuring its width as the page mounts, a
+   * field edited) were kept but not sent: the session runs with what the start asked for. Sends the
+   * difference now, so the session never runs on with, say, 2048 columns for a 956-pixel display (and
+   * then loses its holds at the next restart, when the width would change under them).
+   */
+  async function catchUp(asked: Analysis): Promise<void> {
+    const now = analysis();
+    const change: Partial<Analysis> = {};
+    for (const k of Object.keys(now) as Array<keyof Analysis>) {
+      if (now[k] !== asked[k]) (change as Record<string, unknown>)[k] = now[k];
+    }
+    if (Object.keys(change).length === 0 || !running.value || !info.value) return;
+    try {
+      setInfo(await connection.request('configure', { analysis: change }));
+    } catch (e) {
+      lastError.value = message(e);
     }
   }
 
