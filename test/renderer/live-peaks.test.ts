@@ -144,6 +144,8 @@ function recordingContext() {
       last = [x, y];
     },
     closePath: noop,
+    // max hold is dashed, min hold dotted (colour is not the only difference)
+    setLineDash: noop,
     stroke: noop,
     fill: noop,
     fillStyle: '',
