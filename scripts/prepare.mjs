@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markAppBuilt } from './app-stamp.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const say = (line) => console.log(`phasor: ${line}`);
@@ -36,6 +37,7 @@ step('the app (out/)', [
   path.join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'),
   'build',
 ]);
+markAppBuilt(root);
 
 /** Seconds since the npm process that runs this script started (Linux /proc), or null. */
 function npmSeconds() {

@@ -8,12 +8,13 @@
 // PHASOR_PORT (web mode's port; default 5917, or a free one when that is taken).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_STAMP, markAppBuilt } from './app-stamp.mjs';
 import { ChromiumLogFilter } from './chromium-log.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,17 +62,16 @@ function run(what, args) {
 }
 
 function ensureBuilt() {
-  const appStamp = 'out/.phasor-build';
   const appSources = ['electron', 'renderer', 'electron.vite.config.ts', 'package.json'];
-  if (!existsSync(path.join(root, 'out/renderer/index.html')) || newest(appSources) > mtime(appStamp)) {
+  if (!existsSync(path.join(root, 'out/renderer/index.html')) || newest(appSources) > mtime(APP_STAMP)) {
     run('building the app (electron-vite build)…', [
       packageFile('electron-vite', 'bin/electron-vite.js'),
       'build',
     ]);
-    writeFileSync(path.join(root, appStamp), new Date().toISOString() + '\n');
+    markAppBuilt(root);
   }
-  const cliStamp = 'dist/electron/cli/main.js';
-  if (newest(['electron/engine', 'electron/cli']) > mtime(cliStamp)) {
+  // tsc --incremental writes only what changed, so the newest output, not one file, says when it last ran.
+  if (newest(['electron/engine', 'electron/cli']) > newest(['dist/electron'])) {
     run('building the engine and CLI (tsc)…', [
       packageFile('typescript', 'bin/tsc'),
       '-p',
