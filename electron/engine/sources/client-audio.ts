@@ -15,6 +15,7 @@ import { InvalidArgumentError, PhasorError } from '../errors.js';
 import { decodeAudioFrame } from '../protocol/audio-frames.js';
 import type { StreamFormat } from '../types.js';
 import { wallClock, type LiveBlock, type LiveSource } from './live-source.js';
+import { PushedBlocks } from './pushed-blocks.js';
 import type { ReadOptions, SourceInfo } from './source.js';
 
 export interface ClientAudioOptions {
@@ -35,19 +36,12 @@ export class ClientAudioSource implements LiveSource {
   readonly channel = 0;
   readonly label: string;
   readonly #format: StreamFormat;
-  readonly #queue: LiveBlock[] = [];
-  #queued = 0;
-  readonly #maxQueued: number;
+  readonly #blocks: PushedBlocks;
   /** The seq and start frame the next block should have. */
   #nextSeq = 0;
   #nextStart = 0;
-  #dropped = 0;
-  #error: PhasorError | null = null;
-  #closed = false;
-  #wake: (() => void) | null = null;
-  #lastData = performance.now();
-  #gotData = false;
-  #watchdog: ReturnType<typeof setInterval> | null;
+  /** Blocks the page skipped (a jump in seq), beside those the queue dropped. */
+  #skipped = 0;
 
   constructor(options: ClientAudioOptions) {
     const rate = options.sampleRate;
@@ -59,29 +53,23 @@ export class ClientAudioSource implements LiveSource {
     this.#format = Object.freeze({ sampleRate: rate, complex: false, channels: 1 });
     this.info = { ...this.#format, container: 'live', encoding: 'rf32_le' };
     this.label = options.label ? `browser: ${options.label}` : "this browser's microphone";
-    this.#maxQueued = Math.round(rate * (options.maxQueueSeconds ?? 0.5));
+    this.#blocks = new PushedBlocks(Math.round(rate * (options.maxQueueSeconds ?? 0.5)));
     const stall = options.stallTimeoutMs ?? 5000;
     const startup = options.startupTimeoutMs ?? 10000;
-    const openedAt = performance.now();
-    this.#watchdog = setInterval(
-      () => {
-        const now = performance.now();
-        if (!this.#gotData && now - openedAt > startup) {
-          this.#fail(`no audio arrived from the browser in ${Math.round(startup / 1000)} s`);
-        } else if (this.#gotData && now - this.#lastData > stall) {
-          this.#fail(
-            `no audio from the browser for ${Math.round(stall / 1000)} s (the page stopped capturing or its link stalled)`,
-          );
-        }
-      },
-      Math.max(50, Math.min(1000, stall / 3)),
+    this.#blocks.watch({ startupMs: startup, stallMs: stall }, (why) =>
+      this.#blocks.fail(
+        new PhasorError(
+          'io',
+          why === 'startup'
+            ? `browser microphone: no audio arrived from the browser in ${Math.round(startup / 1000)} s`
+            : `browser microphone: no audio from the browser for ${Math.round(stall / 1000)} s (the page stopped capturing or its link stalled)`,
+        ),
+      ),
     );
-    // Never keeps a process alive (Node; a browser-typed build of this file sees a number).
-    (this.#watchdog as { unref?: () => void }).unref?.();
   }
 
   get droppedBlocks(): number {
-    return this.#dropped;
+    return this.#skipped + this.#blocks.dropped;
   }
 
   /**
@@ -90,7 +78,7 @@ export class ClientAudioSource implements LiveSource {
    * skipped as dropped.
    */
   push(bytes: Uint8Array): void {
-    if (this.#closed || this.#error) return;
+    if (this.#blocks.ended) return;
     let frame;
     try {
       frame = decodeAudioFrame(bytes);
@@ -102,76 +90,24 @@ export class ClientAudioSource implements LiveSource {
         `browser microphone: audio block ${frame.seq} (frame ${frame.start}) goes back before block ${this.#nextSeq} (frame ${this.#nextStart})`,
       );
     }
-    this.#dropped += frame.seq - this.#nextSeq;
+    this.#skipped += frame.seq - this.#nextSeq;
     this.#nextSeq = frame.seq + 1;
     this.#nextStart = frame.start + frame.samples.length;
-    this.#gotData = true;
-    this.#lastData = performance.now();
-    const block: LiveBlock = {
+    this.#blocks.push({
       format: this.#format,
       start: frame.start,
       frames: frame.samples.length,
       data: frame.samples,
       captureTime: wallClock(),
-    };
-    this.#queue.push(block);
-    this.#queued += block.frames;
-    // The consumer fell behind: keep the newest audio, count what is lost.
-    while (this.#queued > this.#maxQueued && this.#queue.length > 1) {
-      this.#queued -= this.#queue.shift()!.frames;
-      this.#dropped++;
-    }
-    this.#notify();
-  }
-
-  #fail(message: string): void {
-    if (this.#closed || this.#error) return;
-    this.#error = new PhasorError('io', `browser microphone: ${message}`);
-    this.#stopWatchdog();
-    this.#notify();
-  }
-
-  #notify(): void {
-    const w = this.#wake;
-    this.#wake = null;
-    w?.();
-  }
-
-  #stopWatchdog(): void {
-    if (this.#watchdog) clearInterval(this.#watchdog);
-    this.#watchdog = null;
+    });
   }
 
   blocks(options: ReadOptions = {}): AsyncIterable<LiveBlock> {
-    return this.#run(options.signal);
-  }
-
-  async *#run(signal: AbortSignal | undefined): AsyncGenerator<LiveBlock> {
-    const onAbort = (): void => this.#notify();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      while (!signal?.aborted && !this.#closed) {
-        const b = this.#queue.shift();
-        if (b) {
-          this.#queued -= b.frames;
-          yield b;
-          continue;
-        }
-        if (this.#error) throw this.#error;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return this.#blocks.read(options.signal);
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#stopWatchdog();
-    this.#queue.length = 0;
-    this.#queued = 0;
-    this.#notify();
+    this.#blocks.close();
   }
 }
 

@@ -23,6 +23,7 @@ import type {
   ToAudioWorker,
 } from './mic-messages.js';
 import { startAudioProcess, type AudioProcess } from './audio-process.js';
+import { PushedBlocks } from './pushed-blocks.js';
 import { findWorkerScript } from './worker-url.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -283,25 +284,15 @@ class MicrophoneSource implements LiveSource {
   label = 'microphone';
   #format: StreamFormat = { sampleRate: 48000, complex: false, channels: 1 };
   #stream: MicStream | null = null;
-  readonly #queue: LiveBlock[] = [];
-  #queued = 0;
-  #maxQueued = 1 << 20; // set from the stream once open
+  readonly #blocks = new PushedBlocks(1 << 20); // its size set from the stream once open
   #frames = 0;
-  #dropped = 0;
-  #error: PhasorError | null = null;
-  #closed = false;
-  #wake: (() => void) | null = null;
-  #lastData = 0;
-  #gotData = false;
-  #openedAt = 0;
-  #watchdog: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly options: MicrophoneOptions) {
     this.info = { ...this.#format, container: 'live', encoding: 'rf32_le' };
   }
 
   get droppedBlocks(): number {
-    return this.#dropped;
+    return this.#blocks.dropped;
   }
 
   async open(): Promise<void> {
@@ -318,40 +309,30 @@ class MicrophoneSource implements LiveSource {
       { data: (d, t) => this.#onData(d, t), error: (m) => this.#onError(m) },
     );
     this.#stream = stream;
-    if (this.#closed) {
+    if (this.#blocks.closed) {
       await stream.close();
       return;
     }
     this.#format = Object.freeze({ sampleRate: stream.sampleRate, complex: false, channels: 1 });
     this.info = { ...this.#format, container: 'live', encoding: 'rf32_le' };
     this.label = stream.deviceName;
-    this.#maxQueued = Math.max(
+    this.#blocks.maxFrames = Math.max(
       stream.frameSize * 4,
       Math.round(stream.sampleRate * (o.maxQueueSeconds ?? 0.5)),
     );
-    this.#openedAt = performance.now();
     const stall = o.stallTimeoutMs ?? 3000;
     const startup = o.startupTimeoutMs ?? 10000;
-    this.#watchdog = setInterval(
-      () => {
-        const now = performance.now();
-        if (!this.#gotData && now - this.#openedAt > startup) {
-          this.#onError(
-            `no audio arrived in ${Math.round(startup / 1000)} s: the device is not delivering (in use, muted at the system level, or unplugged?)`,
-          );
-        } else if (this.#gotData && now - this.#lastData > stall) {
-          this.#onError(`no audio for ${Math.round(stall / 1000)} s: the device was unplugged or stopped`);
-        }
-      },
-      Math.max(50, Math.min(1000, stall / 3)),
+    this.#blocks.watch({ startupMs: startup, stallMs: stall }, (why) =>
+      this.#onError(
+        why === 'startup'
+          ? `no audio arrived in ${Math.round(startup / 1000)} s: the device is not delivering (in use, muted at the system level, or unplugged?)`
+          : `no audio for ${Math.round(stall / 1000)} s: the device was unplugged or stopped`,
+      ),
     );
-    this.#watchdog.unref();
   }
 
   #onData(data: Float32Array, captureTime: number): void {
-    if (this.#closed || this.#error) return;
-    this.#gotData = true;
-    this.#lastData = performance.now();
+    if (this.#blocks.ended) return;
     const block: LiveBlock = {
       format: this.#format,
       start: this.#frames,
@@ -360,66 +341,22 @@ class MicrophoneSource implements LiveSource {
       captureTime,
     };
     this.#frames += data.length;
-    this.#queue.push(block);
-    this.#queued += data.length;
-    // An overrun: keep the newest audio, count what is lost.
-    while (this.#queued > this.#maxQueued && this.#queue.length > 1) {
-      this.#queued -= this.#queue.shift()!.frames;
-      this.#dropped++;
-    }
-    this.#notify();
+    this.#blocks.push(block);
   }
 
   #onError(message: string): void {
-    if (this.#closed || this.#error) return;
-    this.#error = new PhasorError('io', `microphone "${this.label}": ${message}`);
-    this.#stopWatchdog();
+    if (!this.#blocks.fail(new PhasorError('io', `microphone "${this.label}": ${message}`))) return;
     const s = this.#stream;
     this.#stream = null;
     void s?.close().catch(() => undefined);
-    this.#notify();
-  }
-
-  #notify(): void {
-    const w = this.#wake;
-    this.#wake = null;
-    w?.();
-  }
-
-  #stopWatchdog(): void {
-    if (this.#watchdog) clearInterval(this.#watchdog);
-    this.#watchdog = null;
   }
 
   blocks(options: ReadOptions = {}): AsyncIterable<LiveBlock> {
-    return this.#run(options.signal);
-  }
-
-  async *#run(signal: AbortSignal | undefined): AsyncGenerator<LiveBlock> {
-    const onAbort = (): void => this.#notify();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      while (!signal?.aborted && !this.#closed) {
-        const b = this.#queue.shift();
-        if (b) {
-          this.#queued -= b.frames;
-          yield b;
-          continue;
-        }
-        if (this.#error) throw this.#error;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return this.#blocks.read(options.signal);
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#stopWatchdog();
-    this.#queue.length = 0;
-    this.#notify();
+    if (!this.#blocks.close()) return;
     const s = this.#stream;
     this.#stream = null;
     await s?.close();
