@@ -32,7 +32,7 @@ import {
   type PresetSettings,
   type PresetsResult,
 } from '../protocol/presets.js';
-import { TemporaryFile } from './temporary.js';
+import { TemporaryFile, running } from './temporary.js';
 
 export const PRESETS_FILE_NAME = 'presets.json';
 
@@ -69,16 +69,6 @@ type Loaded =
 export const PRESETS_LOCK_WAIT_MS = 5000;
 /** A lock older than this is taken over whoever holds it (a change takes milliseconds). */
 const LOCK_STALE_MS = 30_000;
-
-/** Whether process `pid` of this machine runs (one of another user counts as running). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
 
 /** Takes `lock` (a file made with O_EXCL), waiting while another live process holds it; returns its
  * release. A lock of a process of this machine that no longer runs, or an old one, is removed. */

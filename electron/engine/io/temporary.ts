@@ -44,7 +44,7 @@ export function hiddenName(target: string, suffix: string): string {
 }
 
 /** Whether process `pid` runs (a process of another user counts as running). */
-function running(pid: number): boolean {
+export function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
