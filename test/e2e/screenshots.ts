@@ -87,30 +87,33 @@ async function drag(page: Page, x0: number, y0: number, x1: number, y1: number):
   await page.mouse.up();
 }
 
-async function liveMarkers(browser: Browser, server: Server): Promise<void> {
-  const page = await newPage(browser, {
-    version: 1,
-    settings: {
-      fft: 4096,
-      sourceKind: 'generator',
-      sourceParams: {
-        generator: {
-          frequency: 3000,
-          amplitude: 0.5,
-          chirp: true,
-          chirpFrom: 7000,
-          chirpTo: 7000,
-          chirpPeriod: 3600,
-          chirpAmplitude: 0.25,
-          noise: -80,
-          sampleRate: 48000,
-        },
+/** Stored settings of the Live shots: the generator's 3 kHz tone and a steady 7 kHz second tone, peaks held. */
+const LIVE_TONES = {
+  version: 1,
+  settings: {
+    fft: 4096,
+    sourceKind: 'generator',
+    sourceParams: {
+      generator: {
+        frequency: 3000,
+        amplitude: 0.5,
+        chirp: true,
+        chirpFrom: 7000,
+        chirpTo: 7000,
+        chirpPeriod: 3600,
+        chirpAmplitude: 0.25,
+        noise: -80,
+        sampleRate: 48000,
       },
-      showPeak: true,
-      dbMin: -60,
-      dbMax: 0,
     },
-  });
+    showPeak: true,
+    dbMin: -60,
+    dbMax: 0,
+  },
+};
+
+async function liveMarkers(browser: Browser, server: Server): Promise<void> {
+  const page = await newPage(browser, LIVE_TONES);
   await page.goto(server.url);
   await until(page, 'window.__phasor && window.__phasor.info !== null && window.__phasor.info.fft === 4096');
   await until(page, 'window.__phasor.rowsDrawn > 120');
@@ -124,33 +127,7 @@ async function liveMarkers(browser: Browser, server: Server): Promise<void> {
 
 /** The Live view on the generator's tone and chirp, peaks labelled, max hold on, in `theme`. */
 async function liveTheme(browser: Browser, server: Server, theme: Theme): Promise<void> {
-  const page = await newPage(
-    browser,
-    {
-      version: 1,
-      settings: {
-        fft: 4096,
-        sourceKind: 'generator',
-        sourceParams: {
-          generator: {
-            frequency: 3000,
-            amplitude: 0.5,
-            chirp: true,
-            chirpFrom: 7000,
-            chirpTo: 7000,
-            chirpPeriod: 3600,
-            chirpAmplitude: 0.25,
-            noise: -80,
-            sampleRate: 48000,
-          },
-        },
-        showPeak: true,
-        dbMin: -60,
-        dbMax: 0,
-      },
-    },
-    theme,
-  );
+  const page = await newPage(browser, LIVE_TONES, theme);
   await page.goto(server.url);
   await until(page, 'window.__phasor && window.__phasor.info !== null && window.__phasor.info.fft === 4096');
   await until(page, 'window.__phasor.rowsDrawn > 120');
