@@ -388,7 +388,6 @@ export class RtlTcpSource implements LiveSource {
         this.#lastData = now;
         this.#state = 'connected';
         this.#detail = `${this.#url}, ${tunerName(this.#tuner)}`;
-        this.#attempts = 0;
         if (greeting.length > 12) this.#onData(greeting.subarray(12));
         resolve();
       });
@@ -440,6 +439,9 @@ export class RtlTcpSource implements LiveSource {
   /** Copies arriving bytes into blocks; an odd byte (half an I/Q pair) waits in the block for its mate. */
   #onData(d: Buffer): void {
     this.#lastData = performance.now();
+    // Samples, not the greeting, make an attempt a success: a server that accepts and then sends nothing
+    // keeps backing off (and counts towards giving up) instead of being retried every stallMs.
+    this.#attempts = 0;
     let i = 0;
     while (i < d.length) {
       const n = Math.min(d.length - i, this.#blockBytes - this.#fill);
